@@ -1,0 +1,43 @@
+import { Command, CommanderError } from 'commander';
+import { type CliIO, processIO } from './io.ts';
+import { registerMatrix } from './matrix.ts';
+
+export const VERSION = '0.1.0';
+
+/** Runs one infx command line and returns its exit code; never calls process.exit itself. */
+export async function run(argv: readonly string[], io: CliIO = processIO): Promise<number> {
+  let exitCode = 0;
+  const setExit = (code: number) => {
+    exitCode = code;
+  };
+  const program = new Command()
+    .name('infx')
+    .description('infx: open, continuous LLM-inference benchmarks')
+    .version(VERSION)
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  registerMatrix(program, io, setExit);
+  program.commands.forEach(function configure(cmd: Command) {
+    cmd
+      .exitOverride()
+      .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+      .showHelpAfterError('(add --help for usage)');
+    cmd.commands.forEach(configure);
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (
+        err.code === 'commander.helpDisplayed' ||
+        err.code === 'commander.version' ||
+        err.code === 'commander.help'
+      )
+        return 0;
+      return 2;
+    }
+    throw err;
+  }
+  return exitCode;
+}

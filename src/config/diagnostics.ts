@@ -1,0 +1,88 @@
+import type * as z from 'zod';
+import type { Diagnostic, DocPath } from '../schema/diagnostic.ts';
+import type { SourceMap } from './yaml-source.ts';
+
+/** Turning schema issues into diagnostics that point into the file, and printing them. */
+
+export class ConfigError extends Error {
+  readonly diagnostics: Diagnostic[];
+  constructor(summary: string, diagnostics: Diagnostic[]) {
+    super(summary);
+    this.name = 'ConfigError';
+    this.diagnostics = diagnostics;
+  }
+}
+
+function ruleOf(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return 'key.unknown';
+    case 'invalid_type':
+      return issue.input === undefined ? 'key.required' : 'value.type';
+    case 'too_small':
+    case 'too_big':
+      return 'value.range';
+    case 'invalid_value':
+      return 'value.enum';
+    case 'custom': {
+      const rule = (issue.params as { rule?: unknown } | undefined)?.rule;
+      return typeof rule === 'string' ? rule : 'value.invalid';
+    }
+    default:
+      return `value.${issue.code}`;
+  }
+}
+
+export interface IssueContext {
+  file: string;
+  source: SourceMap;
+  /** Prepended to every issue path (e.g. the config key the entry was validated under). */
+  prefix: DocPath;
+}
+
+export function issueToDiagnostics(issue: z.core.$ZodIssue, ctx: IssueContext): Diagnostic[] {
+  const base = [...ctx.prefix, ...(issue.path as DocPath)];
+  const rule = ruleOf(issue);
+  if (issue.code === 'unrecognized_keys') {
+    const path = [...base, issue.keys[0] ?? ''];
+    return [at(ctx, path, { key: true }, rule, issue.message)];
+  }
+  const field = base[base.length - 1];
+  const named = typeof field === 'string' && (rule.startsWith('value.') || rule === 'key.required');
+  const message = named ? `'${field}' ${issue.message}` : issue.message;
+  return [at(ctx, base, {}, rule, message)];
+}
+
+export function at(
+  ctx: Pick<IssueContext, 'file' | 'source'>,
+  path: DocPath,
+  opts: { key?: boolean },
+  rule: string,
+  message: string,
+  severity: Diagnostic['severity'] = 'error',
+): Diagnostic {
+  const pos = ctx.source.locate(path, opts);
+  return {
+    severity,
+    rule,
+    message,
+    file: ctx.file,
+    line: pos?.line ?? null,
+    column: pos?.column ?? null,
+    path,
+  };
+}
+
+export function formatPath(path: DocPath): string {
+  let out = '';
+  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? seg : `.${seg}`;
+  return out;
+}
+
+export function formatDiagnostic(d: Diagnostic): string {
+  const where = d.line !== null ? `${d.file}:${d.line}:${d.column ?? 1}` : d.file;
+  const path = d.path.length > 0 ? ` ${formatPath(d.path)}:` : '';
+  return `${where}: ${d.severity} [${d.rule}]${path} ${d.message}`;
+}
+
+export const errorsOf = (ds: readonly Diagnostic[]) => ds.filter((d) => d.severity === 'error');

@@ -1,0 +1,80 @@
+import { ConfigError, errorsOf } from '../config/diagnostics.ts';
+import { loadMasterConfigs, loadRunnerConfig, type MasterConfigs } from '../config/load.ts';
+import type { Diagnostic } from '../schema/diagnostic.ts';
+import type { MatrixRow } from '../schema/matrix-row.ts';
+import type { RunnerConfig } from '../schema/runners.ts';
+import { MatrixError } from './errors.ts';
+import { applyEvalMode, type EvalGrouping, type EvalMode } from './evals.ts';
+import { type FullSweepOptions, fullSweep, type TestConfigOptions, testConfig } from './generate.ts';
+
+/** One generator invocation end to end: flags → loaded configs → rows → eval policy (matrix-spec §5.4). */
+
+export const DEFAULT_RUNNER_CONFIG = 'configs/runners.yaml';
+
+export interface EvalFlags {
+  noEvals?: boolean | undefined;
+  evalsOnly?: boolean | undefined;
+  allEvals?: boolean | undefined;
+}
+
+export function evalModeFromFlags(f: EvalFlags): EvalMode {
+  if (f.noEvals && f.evalsOnly)
+    throw new MatrixError('argument --evals-only: not allowed with argument --no-evals', { usage: true });
+  if (f.noEvals && f.allEvals)
+    throw new MatrixError('--all-evals cannot be combined with --no-evals', { usage: true });
+  if (f.allEvals) return 'all-evals';
+  if (f.evalsOnly) return 'evals-only';
+  return f.noEvals ? 'no-evals' : 'default';
+}
+
+export interface MatrixRequest {
+  configFiles: readonly string[];
+  runnerConfig: string;
+  evalMode: EvalMode;
+  evalGrouping: EvalGrouping;
+}
+
+export type GeneratorRequest =
+  | (MatrixRequest & { command: 'full-sweep'; options: FullSweepOptions })
+  | (MatrixRequest & { command: 'test-config'; options: TestConfigOptions });
+
+function summarize(diagnostics: Diagnostic[]): string {
+  const errors = errorsOf(diagnostics);
+  const keys = [...new Set(errors.map((d) => d.path[0]).filter((k): k is string => typeof k === 'string'))];
+  const files = new Set(errors.map((d) => d.file)).size;
+  const entries =
+    keys.length > 0
+      ? `${keys.length} master config ${keys.length === 1 ? 'entry' : 'entries'} failed validation (${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}); `
+      : '';
+  return `${entries}${errors.length} ${errors.length === 1 ? 'error' : 'errors'} in ${files} ${files === 1 ? 'file' : 'files'}`;
+}
+
+/** Loads and validates the master configs and runner config; throws ConfigError with every diagnostic. */
+export function loadInputs(
+  configFiles: readonly string[],
+  runnerConfig: string,
+): { configs: MasterConfigs; runners: RunnerConfig; warnings: Diagnostic[] } {
+  const masters = loadMasterConfigs(configFiles);
+  const runners = loadRunnerConfig(runnerConfig);
+  const diagnostics = [...masters.diagnostics, ...runners.diagnostics];
+  if (errorsOf(diagnostics).length > 0) throw new ConfigError(summarize(diagnostics), diagnostics);
+  return { configs: masters.value, runners: runners.value, warnings: diagnostics };
+}
+
+export function buildMatrix(req: GeneratorRequest): MatrixRow[] {
+  // Flag errors come before any file is read, as in the reference.
+  if (req.command === 'full-sweep') {
+    const step = req.options.stepSize ?? 2;
+    if (step <= 1) throw new MatrixError('--step-size must be greater than 1', { usage: true });
+    const { minConc, maxConc } = req.options;
+    if (minConc !== undefined && maxConc !== undefined && minConc > maxConc) {
+      throw new MatrixError('--min-conc must be less than or equal to --max-conc', { usage: true });
+    }
+  }
+  const { configs, runners } = loadInputs(req.configFiles, req.runnerConfig);
+  const rows =
+    req.command === 'full-sweep'
+      ? fullSweep(configs, runners, req.options)
+      : testConfig(configs, runners, req.options);
+  return applyEvalMode(rows, req.evalMode, req.evalGrouping);
+}

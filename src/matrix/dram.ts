@@ -1,0 +1,80 @@
+import type { RunnerConfig } from '../schema/runners.ts';
+import { MatrixError } from './errors.ts';
+
+/** The agentic host-DRAM budget for KV offload (matrix-spec §4). */
+
+/** 3 TB (decimal) expressed in MiB: no job is given more host DRAM than this. */
+export const DRAM_CAP_MIB = 2_861_022;
+const MIB = 1_048_576n;
+const GB = 1_000_000_000n;
+
+/** A finite decimal as an exact fraction, from its shortest round-trip string (as Python's Decimal(str(x))). */
+function toFraction(x: number): [bigint, bigint] {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/.exec(String(x));
+  if (!m) throw new MatrixError(`dram-utilization ${x} is not a finite decimal`);
+  const digits = `${m[2]}${m[3] ?? ''}`;
+  const exp = Number(m[4] ?? 0) - (m[3]?.length ?? 0);
+  let num = BigInt(digits) * (m[1] ? -1n : 1n);
+  let den = 1n;
+  if (exp >= 0) num *= 10n ** BigInt(exp);
+  else den = 10n ** BigInt(-exp);
+  return [num, den];
+}
+
+export interface DramRequest {
+  runner: string;
+  utilization: number;
+  /** GPUs that offload: tp*pp*pcp of a single-node point, or of the prefill worker of a multi-node one. */
+  gpus: number;
+  multiNode: boolean;
+  /** For messages: the parallelism that produced `gpus`. */
+  tp: number;
+  pp: number;
+  pcp: number;
+}
+
+function hardwareField(
+  runners: RunnerConfig,
+  runner: string,
+  field: 'available-cpu-dram-mib' | 'gpus-per-node',
+): number {
+  const value = runners.hardware[runner]?.[field];
+  if (value === undefined) {
+    const keys = Object.keys(runners.hardware).sort().join(', ');
+    throw new MatrixError(
+      `Runner '${runner}' requires '${field}' in runner hardware metadata. Available hardware keys: ${keys}`,
+    );
+  }
+  return value;
+}
+
+export function totalCpuDramGb(runners: RunnerConfig, req: DramRequest): number {
+  const avail = Math.min(hardwareField(runners, req.runner, 'available-cpu-dram-mib'), DRAM_CAP_MIB);
+  const perNode = hardwareField(runners, req.runner, 'gpus-per-node');
+  const r = req.gpus;
+  let n: number;
+  if (!req.multiNode) {
+    if (r > perNode) {
+      throw new MatrixError(
+        `tp=${req.tp} with pp=${req.pp} and pcp-size=${req.pcp} requires ${r} GPUs and exceeds gpus-per-node=${perNode} for runner '${req.runner}'`,
+      );
+    }
+    n = r;
+  } else if (r > perNode) {
+    if (r % perNode !== 0) {
+      throw new MatrixError(
+        `worker tp*pp*pcp-size=${r} spans multiple nodes but is not a multiple of gpus-per-node=${perNode}`,
+      );
+    }
+    n = perNode;
+  } else {
+    if (perNode % r !== 0) {
+      throw new MatrixError(`worker tp*pp*pcp-size=${r} does not divide gpus-per-node=${perNode} evenly`);
+    }
+    n = r;
+  }
+  const [un, ud] = toFraction(req.utilization);
+  const num = BigInt(avail) * MIB * un * BigInt(n);
+  const den = ud * BigInt(perNode) * GB;
+  return Number(num / den);
+}

@@ -1,0 +1,156 @@
+import type { MatrixRow } from '../schema/matrix-row.ts';
+import { canonicalJson } from './json.ts';
+
+/** Which rows also run an accuracy eval (matrix-spec §7). */
+
+export const MIN_EVAL_CONC = 16;
+export const EVAL_MODES = ['default', 'no-evals', 'evals-only', 'all-evals'] as const;
+export type EvalMode = (typeof EVAL_MODES)[number];
+/**
+ * `reference` keeps the reference's grouping; `topology` groups single-node rows by every field that
+ * distinguishes a curve, so no TP/EP/offload variant of a config silently loses its eval.
+ */
+export const EVAL_GROUPINGS = ['reference', 'topology'] as const;
+export type EvalGrouping = (typeof EVAL_GROUPINGS)[number];
+
+type Row = Record<string, unknown>;
+
+const isAgentic = (r: Row) => r['scenario-type'] === 'agentic-coding';
+const isMulti = (r: Row) => r.prefill != null;
+const is8k1k = (r: Row) => r.isl === 8192 && r.osl === 1024;
+const concsOf = (r: Row): number[] => (Array.isArray(r.conc) ? (r.conc as number[]) : [r.conc as number]);
+
+const NOT_TOPOLOGY = new Set(['conc', 'run-eval', 'eval-only', 'eval-conc', 'eval-all-concs', 'exp-name']);
+
+/** Every field except concurrency, naming and eval bookkeeping; nested objects compared key-order-insensitively. */
+export function parallelismKey(r: Row): string {
+  const rest: Row = {};
+  for (const k of Object.keys(r)) if (!NOT_TOPOLOGY.has(k)) rest[k] = r[k];
+  return canonicalJson(rest);
+}
+
+function groupBy(rows: Row[], key: (r: Row) => string): Map<string, Row[]> {
+  const groups = new Map<string, Row[]>();
+  for (const r of rows) {
+    const k = key(r);
+    const g = groups.get(k);
+    if (g) g.push(r);
+    else groups.set(k, [r]);
+  }
+  return groups;
+}
+
+const fields =
+  (...names: string[]) =>
+  (r: Row) =>
+    JSON.stringify(names.map((n) => r[n] ?? null));
+
+/** The highest eligible concurrency per group wins, earliest row on ties; it gets `eval-conc`. */
+function markOnePerTopology(rows: Row[]): void {
+  const scored = rows
+    .map((r) => ({ r, score: Math.max(...concsOf(r).filter((c) => c >= MIN_EVAL_CONC)) }))
+    .filter((x) => Number.isFinite(x.score));
+  const best = new Map<string, { r: Row; score: number }>();
+  for (const x of scored) {
+    const k = parallelismKey(x.r);
+    const cur = best.get(k);
+    if (!cur || x.score > cur.score) best.set(k, x);
+  }
+  for (const { r, score } of best.values()) {
+    r['run-eval'] = true;
+    r['eval-conc'] = score;
+  }
+}
+
+/** Default policy (§7.1). Sets `run-eval` on every row. */
+export function markEvalEntries(
+  rows: MatrixRow[],
+  includeAgentic: boolean,
+  grouping: EvalGrouping = 'reference',
+): void {
+  const all = rows as unknown as Row[];
+  for (const r of all) r['run-eval'] = false;
+
+  const singleFixed = all.filter(
+    (r) => 'tp' in r && !isAgentic(r) && is8k1k(r) && (r.conc as number) >= MIN_EVAL_CONC,
+  );
+  const fixedKey =
+    grouping === 'topology'
+      ? parallelismKey
+      : fields('model', 'runner', 'framework', 'precision', 'isl', 'osl', 'spec-decoding', 'dp-attn');
+  for (const group of groupBy(singleFixed, fixedKey).values()) {
+    const v = [...new Set(group.map((r) => r.conc as number))].sort((a, b) => a - b);
+    const targets = new Set([v[v.length - 1], v[Math.floor(v.length / 2)]]);
+    for (const r of group) if (targets.has(r.conc as number)) r['run-eval'] = true;
+  }
+
+  markOnePerTopology(all.filter((r) => !('tp' in r) && isMulti(r) && !isAgentic(r) && is8k1k(r)));
+
+  if (!includeAgentic) return;
+  markOnePerTopology(all.filter((r) => isAgentic(r) && isMulti(r)));
+  const singleAgentic = all.filter((r) => isAgentic(r) && !isMulti(r));
+  const agenticKey =
+    grouping === 'topology' ? parallelismKey : fields('model', 'runner', 'framework', 'precision');
+  for (const group of groupBy(singleAgentic, agenticKey).values()) {
+    let best = group[0]!;
+    for (const r of group) if ((r.conc as number) > (best.conc as number)) best = r;
+    best['run-eval'] = true;
+  }
+}
+
+const sortedUnion = (a: number[], b: number[]) => [...new Set([...a, ...b])].sort((x, y) => x - y);
+
+/** All-evals expansion (§7.2), applied after the default marking. Merged rows take the first row's place. */
+export function markAllEvalEntries(rows: MatrixRow[]): MatrixRow[] {
+  const out: Row[] = [];
+  const merged = new Map<string, Row>();
+  for (const r of rows as unknown as Row[]) {
+    const agentic = isAgentic(r);
+    if (agentic && !isMulti(r)) {
+      r['run-eval'] = true;
+      out.push(r);
+      continue;
+    }
+    if (!agentic && !is8k1k(r)) {
+      out.push(r);
+      continue;
+    }
+    if (!agentic && !isMulti(r)) {
+      r['run-eval'] = true;
+      out.push(r);
+      continue;
+    }
+    const key = `${agentic ? 'a' : 'f'}${parallelismKey(r)}`;
+    const first = merged.get(key);
+    const target = first ?? r;
+    target.conc = sortedUnion(first ? concsOf(first) : [], concsOf(r));
+    if (!first) {
+      target['run-eval'] = true;
+      merged.set(key, target);
+      out.push(target);
+    }
+    if (agentic) {
+      target['eval-conc'] = Math.max(...concsOf(target));
+    } else {
+      delete target['eval-conc'];
+      target['eval-all-concs'] = true;
+    }
+  }
+  return out as unknown as MatrixRow[];
+}
+
+/** The generator's eval step (§5.4 steps 5–6). */
+export function applyEvalMode(
+  rows: MatrixRow[],
+  mode: EvalMode,
+  grouping: EvalGrouping = 'reference',
+): MatrixRow[] {
+  if (mode === 'no-evals') return rows;
+  const evalsOnly = mode === 'evals-only' || mode === 'all-evals';
+  markEvalEntries(rows, evalsOnly, grouping);
+  const marked = mode === 'all-evals' ? markAllEvalEntries(rows) : rows;
+  if (!evalsOnly) return marked;
+  const kept = marked.filter((r) => (r as Row)['run-eval']);
+  for (const r of kept) (r as Row)['eval-only'] = true;
+  return kept;
+}

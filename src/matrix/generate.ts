@@ -1,0 +1,368 @@
+import type { ConfigEntry, MasterConfigs } from '../config/load.ts';
+import type {
+  AgenticCodingConfig,
+  AgenticSearchSpace,
+  ComponentMetadata,
+  MasterEntry,
+  MultiNodeSearchSpace,
+  ScenarioType,
+  SingleNodeSearchSpace,
+  WorkerConfig,
+} from '../schema/master-config.ts';
+import type {
+  MatrixRow,
+  MultiNodeAgenticRow,
+  MultiNodeFixedRow,
+  RowWorker,
+  SingleNodeAgenticRow,
+  SingleNodeFixedRow,
+} from '../schema/matrix-row.ts';
+import type { RunnerConfig } from '../schema/runners.ts';
+import {
+  agenticConcs,
+  type ConcFilters,
+  multiNodeFixedConcs,
+  singleNodeFixedConcs,
+  testConfigConcs,
+} from './concurrency.ts';
+import { totalCpuDramGb } from './dram.ts';
+import { MatrixError } from './errors.ts';
+import { expandConfigKeys } from './keys.ts';
+import {
+  maxModelLen,
+  multiNodeAgenticExpName,
+  SEQ_LENS,
+  type SeqLenName,
+  seqLenName,
+  singleNodeAgenticExpName,
+} from './naming.ts';
+import { fullSweepRunners, testConfigRunners } from './runners.ts';
+
+/** Expanding master configs into matrix rows, as the reference's full-sweep and test-config do (matrix-spec §5–6). */
+
+/** Every generated agentic row asks for an hour of trace replay; only workflows override it. */
+export const AGENTIC_DURATION_S = 3600;
+
+export interface CommonOptions {
+  runnerNodeFilter?: string | undefined;
+  scenarioTypes?: readonly ScenarioType[] | undefined;
+  seqLens?: readonly SeqLenName[] | undefined;
+}
+
+export interface FullSweepOptions extends CommonOptions {
+  modelPrefix?: readonly string[] | undefined;
+  precision?: readonly string[] | undefined;
+  framework?: readonly string[] | undefined;
+  runnerType?: readonly string[] | undefined;
+  stepSize?: number | undefined;
+  minConc?: number | undefined;
+  maxConc?: number | undefined;
+  maxTp?: number | undefined;
+  maxEp?: number | undefined;
+  singleNode?: boolean | undefined;
+  multiNode?: boolean | undefined;
+}
+
+export interface TestConfigOptions extends CommonOptions {
+  configKeys: readonly string[];
+  conc?: readonly number[] | undefined;
+}
+
+/** How one subcommand picks concurrencies and runners; the row builders are shared. */
+interface Expansion {
+  runners(label: string): string[];
+  singleFixed(e: SingleNodeSearchSpace): { concs: number[]; ep: number } | undefined;
+  multiFixed(e: MultiNodeSearchSpace): number[] | undefined;
+  agentic(e: AgenticSearchSpace): number[] | undefined;
+}
+
+const identity = (c: MasterEntry, runner: string) => ({
+  image: c.image,
+  model: c.model,
+  'model-prefix': c['model-prefix'],
+  precision: c.precision,
+  framework: c.framework,
+  runner,
+});
+
+/** The source worker dict in its own key order, with pp/dcp-size/pcp-size filled in at the end. */
+function fillWorker(w: WorkerConfig): RowWorker {
+  const out = { ...w } as RowWorker;
+  out.pp ??= 1;
+  out['dcp-size'] ??= 1;
+  out['pcp-size'] ??= 1;
+  return out;
+}
+
+/** Search-space value first, else the config's top level; absent when neither sets it. */
+function component(
+  entry: object,
+  config: object,
+  key: 'router' | 'kv-p2p-transfer',
+): Record<string, unknown> {
+  const value = (entry as Record<string, unknown>)[key] ?? (config as Record<string, unknown>)[key];
+  return value == null ? {} : { [key]: value };
+}
+
+function generateConfig(
+  ce: ConfigEntry,
+  runnersCfg: RunnerConfig,
+  x: Expansion,
+  opts: CommonOptions,
+): MatrixRow[] {
+  const c = ce.entry;
+  const runners = x.runners(c.runner);
+  if (runners.length === 0) return [];
+  const rows: MatrixRow[] = [];
+  const wanted = (t: ScenarioType) => !opts.scenarioTypes || opts.scenarioTypes.includes(t);
+  const seqAllowed = (isl: number, osl: number) =>
+    !opts.seqLens || opts.seqLens.some((n) => SEQ_LENS[n][0] === isl && SEQ_LENS[n][1] === osl);
+  const prefix = c['model-prefix'];
+
+  if (wanted('fixed-seq-len')) {
+    for (const item of c.scenarios['fixed-seq-len'] ?? []) {
+      if (!seqAllowed(item.isl, item.osl)) continue;
+      const expName = `${prefix}_${seqLenName(item.isl, item.osl)}`;
+      for (const raw of item['search-space']) {
+        if (c.multinode) {
+          const e = raw as MultiNodeSearchSpace;
+          const concs = x.multiFixed(e);
+          if (!concs) continue;
+          for (const runner of runners) {
+            const row: MultiNodeFixedRow = {
+              ...identity(c, runner),
+              isl: item.isl,
+              osl: item.osl,
+              'spec-decoding': e['spec-decoding'] ?? 'none',
+              prefill: fillWorker(e.prefill),
+              decode: fillWorker(e.decode),
+              conc: [...concs],
+              'max-model-len': maxModelLen(item.isl, item.osl),
+              'exp-name': expName,
+              disagg: c.disagg ?? false,
+              'run-eval': false,
+              ...component(e, c, 'router'),
+              ...component(e, c, 'kv-p2p-transfer'),
+            };
+            rows.push(row);
+          }
+        } else {
+          const e = raw as SingleNodeSearchSpace;
+          const sel = x.singleFixed(e);
+          if (!sel) continue;
+          for (const conc of sel.concs) {
+            for (const runner of runners) {
+              const row: SingleNodeFixedRow = {
+                ...identity(c, runner),
+                isl: item.isl,
+                osl: item.osl,
+                tp: e.tp,
+                pp: e.pp ?? 1,
+                'dcp-size': e['dcp-size'] ?? 1,
+                'pcp-size': e['pcp-size'] ?? 1,
+                conc,
+                'max-model-len': maxModelLen(item.isl, item.osl),
+                ep: sel.ep,
+                'dp-attn': e['dp-attn'] ?? false,
+                'spec-decoding': e['spec-decoding'] ?? 'none',
+                'exp-name': expName,
+                disagg: false,
+                'run-eval': false,
+                ...component(e, c, 'router'),
+              };
+              rows.push(row);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  if (wanted('agentic-coding')) {
+    for (const item of c.scenarios['agentic-coding'] ?? []) {
+      for (const e of item['search-space']) {
+        const concs = x.agentic(e);
+        if (!concs) continue;
+        if (c.multinode) rows.push(...multiNodeAgenticRows(ce, runnersCfg, item, e, concs, runners));
+        else rows.push(...singleNodeAgenticRows(ce, runnersCfg, item, e, concs, runners));
+      }
+    }
+  }
+  return rows;
+}
+
+function singleNodeAgenticRows(
+  ce: ConfigEntry,
+  runnersCfg: RunnerConfig,
+  item: AgenticCodingConfig,
+  e: AgenticSearchSpace,
+  concs: number[],
+  runners: string[],
+): SingleNodeAgenticRow[] {
+  const c = ce.entry;
+  const tp = e.tp!;
+  const pp = e.pp ?? 1;
+  const pcp = e['pcp-size'] ?? 1;
+  const kv = e['kv-offloading'] ?? 'none';
+  const spec = e['spec-decoding'] ?? 'none';
+  const backend = e['kv-offload-backend'];
+  const dram =
+    kv === 'dram'
+      ? totalCpuDramGb(runnersCfg, {
+          runner: c.runner,
+          utilization: item['dram-utilization']!,
+          gpus: tp * pp * pcp,
+          multiNode: false,
+          tp,
+          pp,
+          pcp,
+        })
+      : 0;
+  const rows: SingleNodeAgenticRow[] = [];
+  for (const conc of concs) {
+    for (const runner of runners) {
+      rows.push({
+        ...identity(c, runner),
+        tp,
+        pp,
+        'dcp-size': e['dcp-size'] ?? 1,
+        'pcp-size': pcp,
+        ep: e.ep ?? 1,
+        'dp-attn': e['dp-attn'] ?? false,
+        'spec-decoding': spec,
+        conc,
+        'kv-offloading': kv,
+        'total-cpu-dram-gb': dram,
+        duration: AGENTIC_DURATION_S,
+        'exp-name': singleNodeAgenticExpName(c['model-prefix'], tp, conc, kv, backend, spec),
+        'scenario-type': 'agentic-coding',
+        ...(backend != null ? { 'kv-offload-backend': backend } : {}),
+        ...component(e, c, 'router'),
+      } as SingleNodeAgenticRow);
+    }
+  }
+  return rows;
+}
+
+function multiNodeAgenticRows(
+  ce: ConfigEntry,
+  runnersCfg: RunnerConfig,
+  item: AgenticCodingConfig,
+  e: AgenticSearchSpace,
+  concs: number[],
+  runners: string[],
+): MultiNodeAgenticRow[] {
+  const c = ce.entry;
+  const prefill = fillWorker(e.prefill!);
+  const decode = fillWorker(e.decode!);
+  const kv = e['kv-offloading'] ?? 'none';
+  const backend = e['kv-offload-backend'];
+  const dram =
+    kv === 'dram'
+      ? totalCpuDramGb(runnersCfg, {
+          runner: c.runner,
+          utilization: item['dram-utilization']!,
+          gpus: prefill.tp * prefill.pp * prefill['pcp-size'],
+          multiNode: true,
+          tp: prefill.tp,
+          pp: prefill.pp,
+          pcp: prefill['pcp-size'],
+        })
+      : 0;
+  const rows: MultiNodeAgenticRow[] = [];
+  for (const runner of runners) {
+    // One concurrency per allocation: a multi-node agentic point holds its nodes for the whole replay.
+    for (const conc of concs) {
+      rows.push({
+        ...identity(c, runner),
+        'spec-decoding': e['spec-decoding'] ?? 'none',
+        prefill: structuredClone(prefill),
+        decode: structuredClone(decode),
+        conc: [conc],
+        'kv-offloading': kv,
+        'total-cpu-dram-gb': dram,
+        duration: AGENTIC_DURATION_S,
+        'exp-name': multiNodeAgenticExpName(c['model-prefix'], prefill, decode, [conc], kv, backend),
+        disagg: c.disagg ?? false,
+        'scenario-type': 'agentic-coding',
+        ...(backend != null ? { 'kv-offload-backend': backend as ComponentMetadata } : {}),
+        ...component(e, c, 'router'),
+        ...component(e, c, 'kv-p2p-transfer'),
+      } as MultiNodeAgenticRow);
+    }
+  }
+  return rows;
+}
+
+export function fullSweep(
+  configs: MasterConfigs,
+  runners: RunnerConfig,
+  opts: FullSweepOptions,
+): MatrixRow[] {
+  const step = opts.stepSize ?? 2;
+  if (step <= 1) throw new MatrixError('--step-size must be greater than 1', { usage: true });
+  if (opts.minConc !== undefined && opts.maxConc !== undefined && opts.minConc > opts.maxConc) {
+    throw new MatrixError('--min-conc must be less than or equal to --max-conc', { usage: true });
+  }
+  if (opts.runnerType) {
+    const invalid = [...new Set(opts.runnerType.filter((r) => !(r in runners.labels)))];
+    if (invalid.length > 0) {
+      const valid = Object.keys(runners.labels).sort().join(', ');
+      throw new MatrixError(
+        `Invalid runner type(s): {${invalid.map((r) => `'${r}'`).join(', ')}}. Valid runner types are: ${valid}`,
+      );
+    }
+  }
+  const bothNodeTypes = !opts.singleNode && !opts.multiNode;
+  const filters: ConcFilters = { minConc: opts.minConc, maxConc: opts.maxConc };
+  const x: Expansion = {
+    runners: (label) => fullSweepRunners(runners, label, opts.runnerNodeFilter),
+    singleFixed(e) {
+      if (opts.maxTp !== undefined && (opts.maxTp <= 0 || e.tp > opts.maxTp)) return undefined;
+      let ep = e.ep ?? 1;
+      if (opts.maxEp !== undefined) {
+        if (opts.maxEp <= 0) return undefined;
+        if (e.ep != null && e.ep > opts.maxEp) ep = opts.maxEp;
+      }
+      const concs = singleNodeFixedConcs(e, step, filters);
+      return concs ? { concs, ep } : undefined;
+    },
+    multiFixed: (e) => multiNodeFixedConcs(e, step, filters),
+    agentic: (e) => agenticConcs(e, step, filters),
+  };
+  const rows: MatrixRow[] = [];
+  for (const ce of configs.entries) {
+    const c = ce.entry;
+    if (opts.modelPrefix && !opts.modelPrefix.some((p) => ce.key.startsWith(p))) continue;
+    if (opts.precision && !opts.precision.includes(c.precision)) continue;
+    if (opts.framework && !opts.framework.includes(c.framework)) continue;
+    if (opts.runnerType && !opts.runnerType.includes(c.runner)) continue;
+    if (!bothNodeTypes && !(c.multinode ? opts.multiNode : opts.singleNode)) continue;
+    rows.push(...generateConfig(ce, runners, x, opts));
+  }
+  return rows;
+}
+
+export function testConfig(
+  configs: MasterConfigs,
+  runners: RunnerConfig,
+  opts: TestConfigOptions,
+): MatrixRow[] {
+  const keys = expandConfigKeys(
+    opts.configKeys,
+    configs.entries.map((e) => e.key),
+  );
+  const x: Expansion = {
+    runners: (label) => testConfigRunners(runners, label, opts.runnerNodeFilter),
+    singleFixed(e) {
+      const concs = testConfigConcs(e, opts.conc);
+      return concs && concs.length > 0 ? { concs, ep: e.ep ?? 1 } : undefined;
+    },
+    multiFixed: (e) => {
+      const concs = testConfigConcs(e, opts.conc);
+      return concs && concs.length > 0 ? concs : undefined;
+    },
+    agentic: (e) => testConfigConcs(e, opts.conc),
+  };
+  return keys.flatMap((k) => generateConfig(configs.byKey.get(k)!, runners, x, opts));
+}

@@ -1,0 +1,28 @@
+import * as z from 'zod';
+import { closed, posInt, pyTypeName } from './zod-helpers.ts';
+
+/** `runners.yaml` (matrix-spec §1.2): schedulable labels → concrete runner nodes, plus per-fleet hardware facts. */
+
+const runnerNodes = z
+  .array(z.string({ error: 'Runner config entry must contain only strings (runner node names)' }), {
+    error: (iss) => `Runner config entry must be a list of runner node names, got ${pyTypeName(iss.input)}`,
+  })
+  .min(1, { error: 'Runner config entry cannot be an empty list' });
+
+export const RunnerHardwareSchema = closed({
+  'available-cpu-dram-mib': posInt().describe('Host CPU DRAM available to jobs, in MiB'),
+  'gpus-per-node': posInt(),
+});
+
+export const RunnerConfigSchema = closed({
+  labels: z.record(z.string(), runnerNodes, {
+    error: 'Runner config must define a labels mapping (label -> list of runner node names)',
+  }),
+  hardware: z.record(z.string(), RunnerHardwareSchema).default({}),
+});
+
+export type RunnerHardware = z.input<typeof RunnerHardwareSchema>;
+export interface RunnerConfig {
+  labels: Record<string, string[]>;
+  hardware: Record<string, RunnerHardware>;
+}
