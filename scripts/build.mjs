@@ -1,10 +1,29 @@
 // Bundles the CLI into one ES module so a command starts by loading a single file (matters for the
 // whole-process speed of `infx matrix`, see bench/matrix.ts).
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 
+// Identifies what the bundle was built from, so caches of its results never outlive a change to it.
+function sourceHash() {
+  const hash = createHash('sha256');
+  const files = readdirSync('src', { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => join(d.parentPath, d.name))
+    .sort();
+  for (const f of [...files, 'package-lock.json'])
+    hash.update(f).update('\0').update(readFileSync(f)).update('\0');
+  return hash.digest('hex').slice(0, 16);
+}
+
 await build({
-  entryPoints: ['src/cli/bin.ts'],
-  outfile: 'dist/infx.mjs',
+  // Split so that code only some runs need (zod and the schemas, on a parse-cache miss) loads on demand.
+  entryPoints: { infx: 'src/cli/bin.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.mjs' },
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -12,6 +31,7 @@ await build({
   sourcemap: 'linked',
   legalComments: 'none',
   logLevel: 'warning',
+  define: { __INFX_BUILD_ID__: JSON.stringify(sourceHash()) },
   banner: {
     js: "import { createRequire as __infxCreateRequire } from 'node:module'; const require = __infxCreateRequire(import.meta.url);",
   },

@@ -1,5 +1,11 @@
 import { run } from './main.ts';
 
+// `infx matrix … | head` closes the pipe early; that is not an error worth a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 run(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -8,7 +8,7 @@ import {
 import { EVAL_GROUPINGS, type EvalGrouping } from '../matrix/evals.ts';
 import { pyDumps } from '../matrix/json.ts';
 import { SEQ_LEN_NAMES, type SeqLenName } from '../matrix/naming.ts';
-import { SCENARIO_TYPES, type ScenarioType } from '../schema/master-config.ts';
+import { SCENARIO_TYPES, type ScenarioType } from '../schema/enums.ts';
 import { collectInts, parseIntArg, reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 
@@ -17,6 +17,7 @@ import type { CliIO } from './io.ts';
 interface SharedFlags {
   configFiles: string[];
   runnerConfig: string;
+  cache: boolean;
   evals?: boolean;
   evalsOnly?: boolean;
   allEvals?: boolean;
@@ -31,6 +32,7 @@ function shared(cmd: Command): Command {
     .requiredOption('--config-files <files...>', 'master config YAML files, merged in the order given')
     .option('--runner-config <path>', 'runner config (labels and hardware)', DEFAULT_RUNNER_CONFIG)
     .option('--no-evals', 'do not mark any row for evals')
+    .option('--no-cache', 'do not reuse configs parsed by earlier runs (also: INFX_NO_CACHE=1)')
     .option('--evals-only', 'emit only the rows selected for evals, each with eval-only: true')
     .option('--all-evals', 'select every eligible row for evals (implies --evals-only)')
     .addOption(
@@ -55,9 +57,9 @@ function shared(cmd: Command): Command {
     );
 }
 
-function emit(req: GeneratorRequest, io: CliIO): number {
+async function emit(req: GeneratorRequest, io: CliIO): Promise<number> {
   try {
-    io.stdout(`${pyDumps(buildMatrix(req))}\n`);
+    io.stdout(`${pyDumps(await buildMatrix(req))}\n`);
     return 0;
   } catch (err) {
     return reportError(err, io);
@@ -68,6 +70,7 @@ function request(flags: SharedFlags) {
   return {
     configFiles: flags.configFiles,
     runnerConfig: flags.runnerConfig,
+    cache: flags.cache,
     evalMode: evalModeFromFlags({
       noEvals: flags.evals === false,
       evalsOnly: flags.evalsOnly,
@@ -99,10 +102,10 @@ export function registerMatrix(program: Command, io: CliIO, setExit: (code: numb
       .option('--max-ep <n>', 'clamp single-node ep to at most this', parseIntArg)
       .option('--single-node', 'only single-node configs (default: both kinds)')
       .option('--multi-node', 'only multi-node configs (default: both kinds)'),
-  ).action((flags) => {
+  ).action(async (flags) => {
     try {
       setExit(
-        emit(
+        await emit(
           {
             ...request(flags),
             command: 'full-sweep',
@@ -137,10 +140,10 @@ export function registerMatrix(program: Command, io: CliIO, setExit: (code: numb
       .description('the points of the named configs (globs allowed), e.g. for a changelog entry')
       .requiredOption('--config-keys <keys...>', 'config keys or shell-style globs (*, ?, [..])')
       .option('--conc <values...>', 'keep only these concurrencies', collectInts),
-  ).action((flags) => {
+  ).action(async (flags) => {
     try {
       setExit(
-        emit(
+        await emit(
           {
             ...request(flags),
             command: 'test-config',

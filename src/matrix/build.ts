@@ -1,5 +1,6 @@
+import { defaultCacheDir, openParseCache } from '../config/cache.ts';
 import { ConfigError, errorsOf } from '../config/diagnostics.ts';
-import { loadMasterConfigs, loadRunnerConfig, type MasterConfigs } from '../config/load.ts';
+import { type LoadOptions, loadMasterConfigs, loadRunnerConfig, type MasterConfigs } from '../config/load.ts';
 import type { Diagnostic } from '../schema/diagnostic.ts';
 import type { MatrixRow } from '../schema/matrix-row.ts';
 import type { RunnerConfig } from '../schema/runners.ts';
@@ -30,6 +31,8 @@ export function evalModeFromFlags(f: EvalFlags): EvalMode {
 export interface MatrixRequest {
   configFiles: readonly string[];
   runnerConfig: string;
+  /** Reuse parsed configs from earlier runs (default true; see config/cache.ts). */
+  cache?: boolean | undefined;
   evalMode: EvalMode;
   evalGrouping: EvalGrouping;
 }
@@ -50,18 +53,19 @@ function summarize(diagnostics: Diagnostic[]): string {
 }
 
 /** Loads and validates the master configs and runner config; throws ConfigError with every diagnostic. */
-export function loadInputs(
+export async function loadInputs(
   configFiles: readonly string[],
   runnerConfig: string,
-): { configs: MasterConfigs; runners: RunnerConfig; warnings: Diagnostic[] } {
-  const masters = loadMasterConfigs(configFiles);
-  const runners = loadRunnerConfig(runnerConfig);
+  opts: LoadOptions = {},
+): Promise<{ configs: MasterConfigs; runners: RunnerConfig; warnings: Diagnostic[] }> {
+  const masters = await loadMasterConfigs(configFiles, opts);
+  const runners = await loadRunnerConfig(runnerConfig, opts);
   const diagnostics = [...masters.diagnostics, ...runners.diagnostics];
   if (errorsOf(diagnostics).length > 0) throw new ConfigError(summarize(diagnostics), diagnostics);
   return { configs: masters.value, runners: runners.value, warnings: diagnostics };
 }
 
-export function buildMatrix(req: GeneratorRequest): MatrixRow[] {
+export async function buildMatrix(req: GeneratorRequest): Promise<MatrixRow[]> {
   // Flag errors come before any file is read, as in the reference.
   if (req.command === 'full-sweep') {
     const step = req.options.stepSize ?? 2;
@@ -71,7 +75,8 @@ export function buildMatrix(req: GeneratorRequest): MatrixRow[] {
       throw new MatrixError('--min-conc must be less than or equal to --max-conc', { usage: true });
     }
   }
-  const { configs, runners } = loadInputs(req.configFiles, req.runnerConfig);
+  const cache = req.cache === false ? undefined : openParseCache(defaultCacheDir());
+  const { configs, runners } = await loadInputs(req.configFiles, req.runnerConfig, { cache });
   const rows =
     req.command === 'full-sweep'
       ? fullSweep(configs, runners, req.options)

@@ -2,7 +2,6 @@ import type { ConfigEntry, MasterConfigs } from '../config/load.ts';
 import type {
   AgenticCodingConfig,
   AgenticSearchSpace,
-  ComponentMetadata,
   MasterEntry,
   MultiNodeSearchSpace,
   ScenarioType,
@@ -76,15 +75,6 @@ interface Expansion {
   agentic(e: AgenticSearchSpace): number[] | undefined;
 }
 
-const identity = (c: MasterEntry, runner: string) => ({
-  image: c.image,
-  model: c.model,
-  'model-prefix': c['model-prefix'],
-  precision: c.precision,
-  framework: c.framework,
-  runner,
-});
-
 /** The source worker dict in its own key order, with pp/dcp-size/pcp-size filled in at the end. */
 function fillWorker(w: WorkerConfig): RowWorker {
   const out = { ...w } as RowWorker;
@@ -94,14 +84,23 @@ function fillWorker(w: WorkerConfig): RowWorker {
   return out;
 }
 
-/** Search-space value first, else the config's top level; absent when neither sets it. */
-function component(
-  entry: object,
-  config: object,
-  key: 'router' | 'kv-p2p-transfer',
-): Record<string, unknown> {
-  const value = (entry as Record<string, unknown>)[key] ?? (config as Record<string, unknown>)[key];
-  return value == null ? {} : { [key]: value };
+type Components = { router?: unknown; 'kv-p2p-transfer'?: unknown };
+
+/**
+ * Appends `router` and `kv-p2p-transfer` (in that order, after the other fields): the search-space
+ * value first, else the config's top level; absent when neither sets it.
+ */
+function addComponents(
+  row: Record<string, unknown>,
+  entry: Components,
+  config: Components,
+  withP2p: boolean,
+): void {
+  const router = entry.router ?? config.router;
+  if (router != null) row.router = router;
+  if (!withP2p) return;
+  const p2p = entry['kv-p2p-transfer'] ?? config['kv-p2p-transfer'];
+  if (p2p != null) row['kv-p2p-transfer'] = p2p;
 }
 
 function generateConfig(
@@ -121,8 +120,10 @@ function generateConfig(
 
   if (wanted('fixed-seq-len')) {
     for (const item of c.scenarios['fixed-seq-len'] ?? []) {
-      if (!seqAllowed(item.isl, item.osl)) continue;
-      const expName = `${prefix}_${seqLenName(item.isl, item.osl)}`;
+      const { isl, osl } = item;
+      if (!seqAllowed(isl, osl)) continue;
+      const expName = `${prefix}_${seqLenName(isl, osl)}`;
+      const modelLen = maxModelLen(isl, osl);
       for (const raw of item['search-space']) {
         if (c.multinode) {
           const e = raw as MultiNodeSearchSpace;
@@ -130,20 +131,24 @@ function generateConfig(
           if (!concs) continue;
           for (const runner of runners) {
             const row: MultiNodeFixedRow = {
-              ...identity(c, runner),
-              isl: item.isl,
-              osl: item.osl,
+              image: c.image,
+              model: c.model,
+              'model-prefix': prefix,
+              precision: c.precision,
+              framework: c.framework,
+              runner,
+              isl,
+              osl,
               'spec-decoding': e['spec-decoding'] ?? 'none',
               prefill: fillWorker(e.prefill),
               decode: fillWorker(e.decode),
               conc: [...concs],
-              'max-model-len': maxModelLen(item.isl, item.osl),
+              'max-model-len': modelLen,
               'exp-name': expName,
               disagg: c.disagg ?? false,
               'run-eval': false,
-              ...component(e, c, 'router'),
-              ...component(e, c, 'kv-p2p-transfer'),
             };
+            addComponents(row, e, c, true);
             rows.push(row);
           }
         } else {
@@ -153,23 +158,28 @@ function generateConfig(
           for (const conc of sel.concs) {
             for (const runner of runners) {
               const row: SingleNodeFixedRow = {
-                ...identity(c, runner),
-                isl: item.isl,
-                osl: item.osl,
+                image: c.image,
+                model: c.model,
+                'model-prefix': prefix,
+                precision: c.precision,
+                framework: c.framework,
+                runner,
+                isl,
+                osl,
                 tp: e.tp,
                 pp: e.pp ?? 1,
                 'dcp-size': e['dcp-size'] ?? 1,
                 'pcp-size': e['pcp-size'] ?? 1,
                 conc,
-                'max-model-len': maxModelLen(item.isl, item.osl),
+                'max-model-len': modelLen,
                 ep: sel.ep,
                 'dp-attn': e['dp-attn'] ?? false,
                 'spec-decoding': e['spec-decoding'] ?? 'none',
                 'exp-name': expName,
                 disagg: false,
                 'run-eval': false,
-                ...component(e, c, 'router'),
               };
+              addComponents(row, e, c, false);
               rows.push(row);
             }
           }
@@ -183,8 +193,8 @@ function generateConfig(
       for (const e of item['search-space']) {
         const concs = x.agentic(e);
         if (!concs) continue;
-        if (c.multinode) rows.push(...multiNodeAgenticRows(ce, runnersCfg, item, e, concs, runners));
-        else rows.push(...singleNodeAgenticRows(ce, runnersCfg, item, e, concs, runners));
+        if (c.multinode) rows.push(...multiNodeAgenticRows(c, runnersCfg, item, e, concs, runners));
+        else rows.push(...singleNodeAgenticRows(c, runnersCfg, item, e, concs, runners));
       }
     }
   }
@@ -192,14 +202,13 @@ function generateConfig(
 }
 
 function singleNodeAgenticRows(
-  ce: ConfigEntry,
+  c: MasterEntry,
   runnersCfg: RunnerConfig,
   item: AgenticCodingConfig,
   e: AgenticSearchSpace,
   concs: number[],
   runners: string[],
 ): SingleNodeAgenticRow[] {
-  const c = ce.entry;
   const tp = e.tp!;
   const pp = e.pp ?? 1;
   const pcp = e['pcp-size'] ?? 1;
@@ -221,8 +230,13 @@ function singleNodeAgenticRows(
   const rows: SingleNodeAgenticRow[] = [];
   for (const conc of concs) {
     for (const runner of runners) {
-      rows.push({
-        ...identity(c, runner),
+      const row: SingleNodeAgenticRow = {
+        image: c.image,
+        model: c.model,
+        'model-prefix': c['model-prefix'],
+        precision: c.precision,
+        framework: c.framework,
+        runner,
         tp,
         pp,
         'dcp-size': e['dcp-size'] ?? 1,
@@ -236,23 +250,23 @@ function singleNodeAgenticRows(
         duration: AGENTIC_DURATION_S,
         'exp-name': singleNodeAgenticExpName(c['model-prefix'], tp, conc, kv, backend, spec),
         'scenario-type': 'agentic-coding',
-        ...(backend != null ? { 'kv-offload-backend': backend } : {}),
-        ...component(e, c, 'router'),
-      } as SingleNodeAgenticRow);
+      };
+      if (backend != null) row['kv-offload-backend'] = backend;
+      addComponents(row, e, c, false);
+      rows.push(row);
     }
   }
   return rows;
 }
 
 function multiNodeAgenticRows(
-  ce: ConfigEntry,
+  c: MasterEntry,
   runnersCfg: RunnerConfig,
   item: AgenticCodingConfig,
   e: AgenticSearchSpace,
   concs: number[],
   runners: string[],
 ): MultiNodeAgenticRow[] {
-  const c = ce.entry;
   const prefill = fillWorker(e.prefill!);
   const decode = fillWorker(e.decode!);
   const kv = e['kv-offloading'] ?? 'none';
@@ -273,11 +287,16 @@ function multiNodeAgenticRows(
   for (const runner of runners) {
     // One concurrency per allocation: a multi-node agentic point holds its nodes for the whole replay.
     for (const conc of concs) {
-      rows.push({
-        ...identity(c, runner),
+      const row: MultiNodeAgenticRow = {
+        image: c.image,
+        model: c.model,
+        'model-prefix': c['model-prefix'],
+        precision: c.precision,
+        framework: c.framework,
+        runner,
         'spec-decoding': e['spec-decoding'] ?? 'none',
-        prefill: structuredClone(prefill),
-        decode: structuredClone(decode),
+        prefill: { ...prefill },
+        decode: { ...decode },
         conc: [conc],
         'kv-offloading': kv,
         'total-cpu-dram-gb': dram,
@@ -285,10 +304,10 @@ function multiNodeAgenticRows(
         'exp-name': multiNodeAgenticExpName(c['model-prefix'], prefill, decode, [conc], kv, backend),
         disagg: c.disagg ?? false,
         'scenario-type': 'agentic-coding',
-        ...(backend != null ? { 'kv-offload-backend': backend as ComponentMetadata } : {}),
-        ...component(e, c, 'router'),
-        ...component(e, c, 'kv-p2p-transfer'),
-      } as MultiNodeAgenticRow);
+      };
+      if (backend != null) row['kv-offload-backend'] = backend;
+      addComponents(row, e, c, true);
+      rows.push(row);
     }
   }
   return rows;

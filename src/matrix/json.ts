@@ -3,12 +3,14 @@
  * hashing), non-ASCII escaped as \uXXXX. Matrix output must match the reference byte for byte.
  */
 
-const NON_ASCII = /[\u0080-\uffff]/g;
+// Python's ensure_ascii escapes everything outside printable ASCII that JSON.stringify leaves raw (DEL and up).
+const NON_ASCII = /[\u007f-\uffff]/;
+const NON_ASCII_ALL = new RegExp(NON_ASCII.source, 'g');
+const escapeNonAscii = (json: string) =>
+  json.replace(NON_ASCII_ALL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 function pyString(s: string): string {
-  const json = JSON.stringify(s);
-  // JSON.stringify leaves U+2028/9 and everything above ASCII as-is; Python's ensure_ascii escapes them.
-  return json.replace(NON_ASCII, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escapeNonAscii(JSON.stringify(s));
 }
 
 /** Python's float repr: shortest round-trip digits, exponent form below 1e-4 and from 1e16. */
@@ -23,41 +25,47 @@ function pyFloat(x: number): string {
   return `${mant}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
 }
 
-function write(value: unknown, item: string, kv: string, sortKeys: boolean, out: string[]): void {
-  if (value === null || value === undefined) out.push('null');
-  else if (typeof value === 'string') out.push(pyString(value));
-  else if (typeof value === 'number') out.push(pyFloat(value));
-  else if (typeof value === 'boolean') out.push(value ? 'true' : 'false');
-  else if (Array.isArray(value)) {
-    out.push('[');
-    value.forEach((v, i) => {
-      if (i > 0) out.push(item);
-      write(v, item, kv, sortKeys, out);
-    });
-    out.push(']');
-  } else if (typeof value === 'object') {
-    out.push('{');
-    let keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined);
-    if (sortKeys) keys = keys.sort();
-    keys.forEach((k, i) => {
-      if (i > 0) out.push(item);
-      out.push(pyString(k), kv);
-      write((value as Record<string, unknown>)[k], item, kv, sortKeys, out);
-    });
-    out.push('}');
-  } else throw new TypeError(`cannot serialise ${typeof value} as JSON`);
+function write(value: unknown, item: string, kv: string, sortKeys: boolean): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return pyString(value);
+  if (typeof value === 'number') return pyFloat(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? item : '') + write(value[i], item, kv, sortKeys);
+    return `${out}]`;
+  }
+  if (typeof value === 'object') {
+    const obj = value as Record<string, unknown>;
+    const keys = Object.keys(obj).filter((k) => obj[k] !== undefined);
+    if (sortKeys) keys.sort();
+    let out = '{';
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      out += (i > 0 ? item : '') + pyString(k) + kv + write(obj[k], item, kv, sortKeys);
+    }
+    return `${out}}`;
+  }
+  throw new TypeError(`cannot serialise ${typeof value} as JSON`);
 }
 
-/** `json.dumps(value)` */
+/**
+ * Number text that JS and Python may print differently (exponent forms, and tiny decimals that Python
+ * writes as `1e-05`). A match inside a string is harmless: it only sends the value down the slow path.
+ */
+const NUMBER_FORM_RISK = /(?:: |\[|, )-?(?:\d+(?:\.\d+)?[eE][-+]?\d|0\.0000\d)/;
+
+/**
+ * `json.dumps(value)`. The fast path lets V8 serialise with one-space indentation, then folds the line
+ * breaks into Python's separators: raw newlines in JSON text are always structural, never inside strings.
+ */
 export function pyDumps(value: unknown): string {
-  const out: string[] = [];
-  write(value, ', ', ': ', false, out);
-  return out.join('');
+  const folded = JSON.stringify(value, null, 1).split(/,\n */).join(', ').split(/\n */).join('');
+  if (NUMBER_FORM_RISK.test(folded)) return write(value, ', ', ': ', false);
+  return NON_ASCII.test(folded) ? escapeNonAscii(folded) : folded;
 }
 
 /** `json.dumps(value, sort_keys=True, separators=(",", ":"))`, the form hashed for fingerprints and keys. */
 export function canonicalJson(value: unknown): string {
-  const out: string[] = [];
-  write(value, ',', ':', true, out);
-  return out.join('');
+  return write(value, ',', ':', true);
 }

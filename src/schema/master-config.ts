@@ -1,18 +1,7 @@
 import * as z from 'zod';
-import {
-  always,
-  bool,
-  closed,
-  int,
-  isInt,
-  isRecord,
-  list,
-  nonEmptyStr,
-  oneOf,
-  posInt,
-  report,
-  str,
-} from './zod-helpers.ts';
+import { KV_OFFLOADING, SCENARIO_TYPES, SPEC_DECODING } from './enums.ts';
+import { isInt, isRecord } from './guards.ts';
+import { always, bool, closed, int, list, nonEmptyStr, oneOf, posInt, report, str } from './zod-helpers.ts';
 
 /**
  * Master-config entries exactly as the reference generator accepts them (matrix-spec §2), with two
@@ -21,10 +10,7 @@ import {
  * (the reference accepts the mismatch and then crashes in the generator).
  */
 
-export const SPEC_DECODING = ['mtp', 'draft_model', 'none'] as const;
-export const KV_OFFLOADING = ['none', 'dram'] as const;
-export const SCENARIO_TYPES = ['fixed-seq-len', 'agentic-coding'] as const;
-export type ScenarioType = (typeof SCENARIO_TYPES)[number];
+export { KV_OFFLOADING, SCENARIO_TYPES, type ScenarioType, SPEC_DECODING } from './enums.ts';
 
 const notImageRef = (v: string) => !v.startsWith('image:');
 const IMAGE_REF_MESSAGE =

@@ -126,9 +126,5 @@ export function report(ctx: z.core.$RefinementCtx, issue: RuleIssue): void {
   });
 }
 
-export const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
-export const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Run refinements even when a field of the object has the wrong type, so every problem is reported at once. */
 export const always = { when: () => true } as const;

@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * A cache of parsed, already-validated config files, keyed by their exact content and by the infx build
+ * that validated them (like Python's .pyc). A hit skips YAML parsing and schema validation, which are most
+ * of the cost of `infx matrix`; any change to the file or to infx misses. Only files without errors are
+ * stored, so diagnostics are always computed fresh. Cache I/O problems are never fatal: they just miss.
+ */
+
+declare const __INFX_BUILD_ID__: string | undefined;
+
+/** Set by the bundler from a hash of the sources; absent when running from sources (tests). */
+export const BUILD_ID: string | undefined =
+  typeof __INFX_BUILD_ID__ === 'string' ? __INFX_BUILD_ID__ : undefined;
+
+const MAX_ENTRIES = 64;
+
+export interface ParseCache {
+  get(kind: string, text: string): unknown;
+  set(kind: string, text: string, value: unknown): void;
+}
+
+/** `$INFX_CACHE_DIR`, else `$XDG_CACHE_HOME/infx`, else `~/.cache/infx`; none when `INFX_NO_CACHE` is set. */
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.INFX_NO_CACHE) return undefined;
+  if (env.INFX_CACHE_DIR) return env.INFX_CACHE_DIR;
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'infx');
+}
+
+export function openParseCache(
+  dir: string | undefined,
+  buildId: string | undefined = BUILD_ID,
+): ParseCache | undefined {
+  if (!dir || !buildId) return undefined;
+  const root = join(dir, 'parsed');
+  const fileFor = (kind: string, text: string) =>
+    join(root, `${createHash('sha256').update(`${buildId}\0${kind}\0`).update(text).digest('hex')}.json`);
+  return {
+    get(kind, text) {
+      try {
+        return JSON.parse(readFileSync(fileFor(kind, text), 'utf8'));
+      } catch {
+        return undefined;
+      }
+    },
+    set(kind, text, value) {
+      try {
+        mkdirSync(root, { recursive: true });
+        const file = fileFor(kind, text);
+        const tmp = `${file}.${process.pid}.tmp`;
+        writeFileSync(tmp, JSON.stringify(value));
+        renameSync(tmp, file);
+        prune(root);
+      } catch {
+        // A read-only or full disk only costs speed.
+      }
+    },
+  };
+}
+
+function prune(root: string): void {
+  const entries = readdirSync(root).filter((f) => f.endsWith('.json'));
+  if (entries.length <= MAX_ENTRIES) return;
+  const byAge = entries.map((f) => ({ f, t: statSync(join(root, f)).mtimeMs })).sort((a, b) => a.t - b.t);
+  for (const { f } of byAge.slice(0, entries.length - MAX_ENTRIES)) unlinkSync(join(root, f));
+}
