@@ -1,6 +1,9 @@
 import { Command, CommanderError } from 'commander';
+import { registerDemo } from './demo.ts';
 import { type CliIO, processIO } from './io.ts';
 import { registerMatrix } from './matrix.ts';
+import { registerSchema } from './schema.ts';
+import { registerValidate } from './validate.ts';
 
 export const VERSION = '0.1.0';
 
@@ -17,7 +20,10 @@ export async function run(argv: readonly string[], io: CliIO = processIO): Promi
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  registerValidate(program, io, setExit);
   registerMatrix(program, io, setExit);
+  registerSchema(program, io, setExit);
+  registerDemo(program, io);
   program.commands.forEach(function configure(cmd: Command) {
     cmd
       .exitOverride()

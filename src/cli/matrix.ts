@@ -11,6 +11,7 @@ import { SEQ_LEN_NAMES, type SeqLenName } from '../matrix/naming.ts';
 import { SCENARIO_TYPES, type ScenarioType } from '../schema/enums.ts';
 import { collectInts, parseIntArg, reportError } from './common.ts';
 import type { CliIO } from './io.ts';
+import { registerMatrixPolicy } from './matrix-policy.ts';
 
 /** `infx matrix full-sweep|test-config`: the reference generator's two subcommands, same flags, same JSON. */
 
@@ -162,4 +163,6 @@ export function registerMatrix(program: Command, io: CliIO, setExit: (code: numb
       setExit(reportError(err, io));
     }
   });
+
+  registerMatrixPolicy(matrix, io, setExit);
 }

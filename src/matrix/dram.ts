@@ -1,4 +1,5 @@
 import type { RunnerConfig } from '../schema/runners.ts';
+import { decimalFraction } from './decimal.ts';
 import { MatrixError } from './errors.ts';
 
 /** The agentic host-DRAM budget for KV offload (matrix-spec §4). */
@@ -7,19 +8,6 @@ import { MatrixError } from './errors.ts';
 export const DRAM_CAP_MIB = 2_861_022;
 const MIB = 1_048_576n;
 const GB = 1_000_000_000n;
-
-/** A finite decimal as an exact fraction, from its shortest round-trip string (as Python's Decimal(str(x))). */
-function toFraction(x: number): [bigint, bigint] {
-  const m = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/.exec(String(x));
-  if (!m) throw new MatrixError(`dram-utilization ${x} is not a finite decimal`);
-  const digits = `${m[2]}${m[3] ?? ''}`;
-  const exp = Number(m[4] ?? 0) - (m[3]?.length ?? 0);
-  let num = BigInt(digits) * (m[1] ? -1n : 1n);
-  let den = 1n;
-  if (exp >= 0) num *= 10n ** BigInt(exp);
-  else den = 10n ** BigInt(-exp);
-  return [num, den];
-}
 
 export interface DramRequest {
   runner: string;
@@ -73,7 +61,7 @@ export function totalCpuDramGb(runners: RunnerConfig, req: DramRequest): number 
     }
     n = r;
   }
-  const [un, ud] = toFraction(req.utilization);
+  const [un, ud] = decimalFraction(req.utilization);
   const num = BigInt(avail) * MIB * un * BigInt(n);
   const den = ud * BigInt(perNode) * GB;
   return Number(num / den);

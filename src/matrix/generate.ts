@@ -189,14 +189,22 @@ function generateConfig(
   }
 
   if (wanted('agentic-coding')) {
-    for (const item of c.scenarios['agentic-coding'] ?? []) {
-      for (const e of item['search-space']) {
+    (c.scenarios['agentic-coding'] ?? []).forEach((item, i) => {
+      item['search-space'].forEach((e, j) => {
         const concs = x.agentic(e);
-        if (!concs) continue;
-        if (c.multinode) rows.push(...multiNodeAgenticRows(c, runnersCfg, item, e, concs, runners));
-        else rows.push(...singleNodeAgenticRows(c, runnersCfg, item, e, concs, runners));
-      }
-    }
+        if (!concs) return;
+        try {
+          if (c.multinode) rows.push(...multiNodeAgenticRows(c, runnersCfg, item, e, concs, runners));
+          else rows.push(...singleNodeAgenticRows(c, runnersCfg, item, e, concs, runners));
+        } catch (err) {
+          // The DRAM budget is only checked here; say which entry of which config asked for it.
+          if (!(err instanceof MatrixError)) throw err;
+          throw new MatrixError(
+            `${err.message} (config '${ce.key}' in ${ce.file}, scenarios.agentic-coding[${i}].search-space[${j}])`,
+          );
+        }
+      });
+    });
   }
   return rows;
 }

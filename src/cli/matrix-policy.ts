@@ -1,0 +1,107 @@
+import { type Command, Option } from 'commander';
+import { loadCiPriorityPolicy } from '../config/ci-priority.ts';
+import { MatrixError } from '../matrix/errors.ts';
+import { EVAL_GROUPINGS, type EvalGrouping } from '../matrix/evals.ts';
+import { pyDumps } from '../matrix/json.ts';
+import { formatPlan, planSweep } from '../matrix/plan.ts';
+import { annotatePriorities } from '../matrix/priority.ts';
+import { MatrixSchema } from '../schema/matrix-row.ts';
+import { parseIntArg, reportError } from './common.ts';
+import type { CliIO } from './io.ts';
+import { readJsonInput } from './read-input.ts';
+
+/** `infx matrix plan` and `infx matrix priority`: the reference workflow's sweep policy over a generated matrix. */
+export function registerMatrixPolicy(matrix: Command, io: CliIO, setExit: (code: number) => void): void {
+  matrix
+    .command('plan')
+    .description(
+      'what a PR with these labels (or a push to main) would run: buckets, canary, fail-fast, trimming',
+    )
+    .option('--matrix <file>', 'generated matrix JSON (default: stdin)')
+    .option('--labels <labels...>', 'PR labels', [])
+    .addOption(
+      new Option('--event <event>', 'pull request or push to main').choices(['pr', 'push']).default('pr'),
+    )
+    .addOption(
+      new Option('--eval-grouping <mode>', 'eval grouping (see matrix full-sweep)')
+        .choices(EVAL_GROUPINGS)
+        .default('reference'),
+    )
+    .addOption(
+      new Option('--format <format>', 'text summary or the full plan as JSON')
+        .choices(['text', 'json'])
+        .default('text'),
+    )
+    .action(
+      async (flags: {
+        matrix?: string;
+        labels: string[];
+        event: 'pr' | 'push';
+        evalGrouping: EvalGrouping;
+        format: string;
+      }) => {
+        try {
+          const raw = await readJsonInput(flags.matrix, io, 'matrix');
+          const parsed = MatrixSchema.safeParse(raw);
+          if (!parsed.success) {
+            const first = parsed.error.issues[0];
+            throw new MatrixError(
+              `the input is not a generated matrix (row ${String(first?.path[0] ?? '?')}: ${first?.message ?? 'invalid'})`,
+            );
+          }
+          const plan = planSweep(raw as never, {
+            labels: flags.labels,
+            event: flags.event,
+            evalGrouping: flags.evalGrouping,
+          });
+          io.stdout(flags.format === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
+          setExit(plan.errors.length > 0 ? 1 : 0);
+        } catch (err) {
+          setExit(reportError(err, io));
+        }
+      },
+    );
+
+  matrix
+    .command('priority')
+    .description(
+      'add CI priority scores and queue tokens to every job of a matrix or plan (reference ci_priority.py)',
+    )
+    .option('--matrix <file>', 'JSON payload: a matrix, a plan, or any object with jobs (default: stdin)')
+    .option('--labels <labels...>', 'PR labels (skip_queue, ci-patchwork, ci-checklist-complete, ...)', [])
+    .addOption(
+      new Option('--event <event>', 'pull request or push to main').choices(['pr', 'push']).default('pr'),
+    )
+    .option('--pr-number <n>', 'PR number (with skip_queue: adds skip-queue-pr)', parseIntArg)
+    .option('--namespace <ns>', 'token namespace, e.g. <run_id>:<run_attempt>', 'local:1')
+    .option('--criteria <names...>', 'facts confirmed by a classifier; entries only score facts listed here')
+    .option('--policy <file>', 'CI priority policy YAML (default: the reference policy)')
+    .action(
+      async (flags: {
+        matrix?: string;
+        labels: string[];
+        event: 'pr' | 'push';
+        prNumber?: number;
+        namespace: string;
+        criteria?: string[];
+        policy?: string;
+      }) => {
+        try {
+          const payload = await readJsonInput(flags.matrix, io, 'payload');
+          const policy = flags.policy ? loadCiPriorityPolicy(flags.policy) : undefined;
+          const annotated = annotatePriorities(payload, {
+            event: flags.event,
+            labels: flags.labels,
+            criteria: flags.criteria,
+            policy,
+            namespace: flags.namespace,
+            prNumber: flags.prNumber,
+          });
+          io.stdout(`${pyDumps(annotated)}\n`);
+          setExit(0);
+        } catch (err) {
+          setExit(reportError(err, io));
+        }
+      },
+    );
+}

@@ -1,0 +1,56 @@
+import { existsSync } from 'node:fs';
+import { type Command, Option } from 'commander';
+import { errorsOf, formatDiagnostic } from '../config/diagnostics.ts';
+import { lintConfigs } from '../config/lint.ts';
+import { loadMasterConfigs, loadRunnerConfig } from '../config/load.ts';
+import { DEFAULT_RUNNER_CONFIG } from '../matrix/build.ts';
+import { formatSummary, summarizeConfigs } from '../matrix/summary.ts';
+import { reportError } from './common.ts';
+import type { CliIO } from './io.ts';
+
+/** `infx validate`: every problem of every file in one run, then a summary of what the configs expand to. */
+export function registerValidate(program: Command, io: CliIO, setExit: (code: number) => void): void {
+  program
+    .command('validate')
+    .description('validate master configs (and runners.yaml) and summarise the points they expand to')
+    .requiredOption('--config-files <files...>', 'master config YAML files, merged in the order given')
+    .option('--runner-config <path>', `runner config (default: ${DEFAULT_RUNNER_CONFIG} when it exists)`)
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (flags: { configFiles: string[]; runnerConfig?: string; format: 'text' | 'json' }) => {
+      try {
+        const runnerFile =
+          flags.runnerConfig ?? (existsSync(DEFAULT_RUNNER_CONFIG) ? DEFAULT_RUNNER_CONFIG : undefined);
+        const masters = await loadMasterConfigs(flags.configFiles);
+        const runners = runnerFile ? await loadRunnerConfig(runnerFile) : undefined;
+        const diagnostics = [...masters.diagnostics, ...(runners?.diagnostics ?? [])];
+        const errors = errorsOf(diagnostics);
+        if (errors.length === 0) diagnostics.push(...lintConfigs(masters.value, runners?.value));
+        const summary =
+          errors.length === 0
+            ? summarizeConfigs(masters.value, runners?.value ?? { labels: {}, hardware: {} })
+            : undefined;
+        if (flags.format === 'json') {
+          io.stdout(
+            `${JSON.stringify({ valid: errors.length === 0, diagnostics, summary: summary ?? null }, null, 2)}\n`,
+          );
+        } else {
+          for (const d of diagnostics) io.stderr(`${formatDiagnostic(d)}\n`);
+          if (summary) io.stdout(formatSummary(summary));
+          if (!runnerFile) {
+            io.stderr(
+              `note: no runner config given (and no ${DEFAULT_RUNNER_CONFIG} here): runner labels and agentic DRAM budgets were not checked\n`,
+            );
+          }
+          const warnings = diagnostics.length - errors.length;
+          io.stderr(
+            errors.length > 0
+              ? `error: ${errors.length} error(s), ${warnings} warning(s): fix the errors above and run again\n`
+              : `ok: ${flags.configFiles.length} file(s) valid${warnings > 0 ? ` (${warnings} warning(s))` : ''}\n`,
+          );
+        }
+        setExit(errors.length > 0 ? 1 : 0);
+      } catch (err) {
+        setExit(reportError(err, io));
+      }
+    });
+}

@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import type { MatrixRow } from '../schema/matrix-row.ts';
+import { canonicalJson } from './json.ts';
+
+/** Identity of a recipe (a curve) across its concurrencies (matrix-spec §6.6, §8.2). */
+
+type Row = Record<string, unknown>;
+
+function without(row: Row, keys: ReadonlySet<string>): Row {
+  const out: Row = {};
+  for (const k of Object.keys(row)) if (!keys.has(k)) out[k] = row[k];
+  return out;
+}
+
+const NOT_RECIPE = new Set(['conc', 'exp-name', 'recipe-fingerprint']);
+
+/**
+ * SHA-256 of the canonical JSON of the row without `conc`, `exp-name` and `recipe-fingerprint`: rows of one
+ * recipe share it across concurrencies; any recipe change (tp, image, duration…) changes it. Computed on the
+ * generator's benchmark row (fixed rows carry `"run-eval": false`; agentic benchmark rows no run-eval).
+ */
+export function recipeFingerprint(row: MatrixRow): string {
+  return createHash('sha256')
+    .update(canonicalJson(without(row as Row, NOT_RECIPE)))
+    .digest('hex');
+}
+
+const NOT_TRIM_KEY = new Set(['conc', 'exp-name']);
+const concsOf = (r: Row): number[] => (Array.isArray(r.conc) ? (r.conc as number[]) : [r.conc as number]);
+
+/**
+ * `--trim-conc` (label sweep-enabled): each single-node recipe keeps only its lowest-concurrency row
+ * (earliest on ties); multi-node rows keep only their lowest concurrency. Order is preserved.
+ */
+export function trimConc(rows: MatrixRow[]): MatrixRow[] {
+  const lowest = new Map<string, Row>();
+  for (const r of rows as unknown as Row[]) {
+    if (r.prefill != null) continue;
+    const key = canonicalJson(without(r, NOT_TRIM_KEY));
+    const cur = lowest.get(key);
+    if (!cur || Math.min(...concsOf(r)) < Math.min(...concsOf(cur))) lowest.set(key, r);
+  }
+  const keep = new Set(lowest.values());
+  const out: Row[] = [];
+  for (const r of rows as unknown as Row[]) {
+    if (r.prefill != null) {
+      const concs = concsOf(r);
+      out.push(concs.length > 1 ? { ...r, conc: [Math.min(...concs)] } : r);
+    } else if (keep.has(r)) out.push(r);
+  }
+  return out as unknown as MatrixRow[];
+}

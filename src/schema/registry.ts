@@ -1,0 +1,48 @@
+import * as z from 'zod';
+import { CiPriorityPolicySchema } from './ci-priority.ts';
+import { DiagnosticSchema } from './diagnostic.ts';
+import { MasterConfigFileSchema, MasterEntrySchema } from './master-config.ts';
+import { MatrixRowSchema, MatrixSchema } from './matrix-row.ts';
+import { RunnerConfigSchema } from './runners.ts';
+import { SweepPlanSchema } from './sweep-plan.ts';
+
+/** Every contract that crosses a boundary, by the name `infx schema NAME` exports it under. */
+export const SCHEMAS = {
+  'master-config': {
+    schema: MasterConfigFileSchema,
+    io: 'input',
+    about: 'a master config file: config key → entry',
+  },
+  'master-entry': {
+    schema: MasterEntrySchema,
+    io: 'input',
+    about: 'one master config entry (single- or multi-node)',
+  },
+  runners: {
+    schema: RunnerConfigSchema,
+    io: 'input',
+    about: 'runners.yaml: labels → runner nodes, hardware facts',
+  },
+  'ci-priority': {
+    schema: CiPriorityPolicySchema,
+    io: 'input',
+    about: 'CI priority policy (ci-priority.yaml)',
+  },
+  'matrix-row': { schema: MatrixRowSchema, io: 'output', about: 'one row printed by infx matrix' },
+  matrix: { schema: MatrixSchema, io: 'output', about: 'the JSON array printed by infx matrix' },
+  'sweep-plan': { schema: SweepPlanSchema, io: 'output', about: 'infx matrix plan --format json' },
+  diagnostic: {
+    schema: DiagnosticSchema,
+    io: 'output',
+    about: 'a validation problem (infx validate --format json)',
+  },
+} as const;
+
+export type SchemaName = keyof typeof SCHEMAS;
+
+/** JSON Schema (draft 2020-12) of a contract. Cross-field rules are enforced by infx but not expressible here. */
+export function jsonSchemaOf(name: SchemaName): Record<string, unknown> {
+  const { schema, io, about } = SCHEMAS[name];
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return { $id: `urn:infx:schema:${name}`, title: `infx ${name}`, description: about, ...json };
+}
