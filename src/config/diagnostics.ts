@@ -48,8 +48,11 @@ export function issueToDiagnostics(issue: z.core.$ZodIssue, ctx: IssueContext): 
     return [at(ctx, path, { key: true }, rule, issue.message)];
   }
   const field = base[base.length - 1];
-  const named = typeof field === 'string' && (rule.startsWith('value.') || rule === 'key.required');
-  const message = named ? `'${field}' ${issue.message}` : issue.message;
+  let message = issue.message;
+  if (typeof field === 'string') {
+    if (rule === 'key.required') message = `required key '${field}' is missing`;
+    else if (rule.startsWith('value.')) message = `'${field}' ${issue.message}`;
+  }
   return [at(ctx, base, {}, rule, message)];
 }
 

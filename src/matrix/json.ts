@@ -17,7 +17,8 @@ function pyString(s: string): string {
 function pyFloat(x: number): string {
   if (Number.isNaN(x)) return 'NaN';
   if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
-  if (Number.isInteger(x) && Math.abs(x) < 1e16) return String(x);
+  // Integral values are taken to be Python ints (YAML and JSON ints), which never use an exponent.
+  if (Number.isInteger(x)) return Math.abs(x) < 1e21 ? String(x) : BigInt(x).toString();
   const abs = Math.abs(x);
   if (abs >= 1e-4 && abs < 1e16) return String(x);
   const [mant, exp] = x.toExponential().split('e') as [string, string];
