@@ -20,7 +20,7 @@ export function loadCiPriorityPolicy(file: string): CiPriorityPolicy {
   }
   const parsed = parseYaml(file, readFileSync(file, 'utf8'));
   const diagnostics = [...parsed.diagnostics];
-  const result = CiPriorityPolicySchema.safeParse(parsed.value);
+  const result = CiPriorityPolicySchema.safeParse(parsed.value, { reportInput: true });
   if (!result.success) {
     for (const issue of result.error.issues)
       diagnostics.push(...issueToDiagnostics(issue, { file, source: parsed.source, prefix: [] }));

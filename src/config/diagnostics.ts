@@ -19,11 +19,12 @@ function ruleOf(issue: z.core.$ZodIssue): string {
       return 'key.unknown';
     case 'invalid_type':
       return issue.input === undefined ? 'key.required' : 'value.type';
+    case 'invalid_value':
+      // A literal (e.g. `multinode: false`) that is simply absent is a missing key, not a wrong value.
+      return issue.input === undefined ? 'key.required' : 'value.enum';
     case 'too_small':
     case 'too_big':
       return 'value.range';
-    case 'invalid_value':
-      return 'value.enum';
     case 'custom': {
       const rule = (issue.params as { rule?: unknown } | undefined)?.rule;
       return typeof rule === 'string' ? rule : 'value.invalid';

@@ -30,13 +30,14 @@ export interface LoadOptions {
   cache?: ParseCache | undefined;
 }
 
-const fileDiagnostic = (file: string, rule: string, message: string): Diagnostic => ({
+/** A problem with a whole file: no position when it cannot be read, its start when its content is wrong. */
+const fileDiagnostic = (file: string, rule: string, message: string, atStart = false): Diagnostic => ({
   severity: 'error',
   rule,
   message,
   file,
-  line: null,
-  column: null,
+  line: atStart ? 1 : null,
+  column: atStart ? 1 : null,
   path: [],
 });
 
@@ -70,6 +71,7 @@ async function loadMasterFile(
         file,
         'file.not-mapping',
         `Config file '${file}' must contain a dictionary (a mapping of config keys to entries)`,
+        true,
       ),
     );
     return { diagnostics };
@@ -86,7 +88,7 @@ async function loadMasterFile(
         ),
       );
     }
-    const result = masterEntrySchemaFor(raw).safeParse(raw);
+    const result = masterEntrySchemaFor(raw).safeParse(raw, { reportInput: true });
     if (!result.success) {
       const ctx = { file, source: parsed.source, prefix: [key] };
       for (const issue of result.error.issues) diagnostics.push(...issueToDiagnostics(issue, ctx));
@@ -160,7 +162,7 @@ export async function loadRunnerConfig(file: string, opts: LoadOptions = {}): Pr
     return { value: empty, diagnostics };
   }
   const { RunnerConfigSchema } = await import('../schema/runners.ts');
-  const result = RunnerConfigSchema.safeParse(doc);
+  const result = RunnerConfigSchema.safeParse(doc, { reportInput: true });
   if (!result.success) {
     const ctx = { file, source: parsed.source, prefix: [] };
     for (const issue of result.error.issues) diagnostics.push(...issueToDiagnostics(issue, ctx));

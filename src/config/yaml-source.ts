@@ -97,8 +97,9 @@ export class SourceMap {
   }
 
   /**
-   * Where a path points: the value node, or with `key` the key node of its last segment. A path that
-   * does not exist (a missing key) resolves to the deepest node that does.
+   * Where a path points. A scalar resolves to its value; a mapping or list, and with `key` any node, to
+   * the key that owns it, which is the line a reader looks for. A path that does not exist (a missing
+   * key) resolves to the deepest node that does.
    */
   locate(path: DocPath, opts: { key?: boolean } = {}): Position | undefined {
     let node = this.#tree();
@@ -106,11 +107,12 @@ export class SourceMap {
     let keyNode: Frame | undefined;
     for (const seg of path) {
       const next = this.#child(node, seg);
-      if (!next) return this.#position(node.start);
+      if (!next) break;
       keyNode = next.key;
       node = next.value;
     }
-    return this.#position((opts.key && keyNode ? keyNode : node).start);
+    const useKey = keyNode && (opts.key || node.kind !== 'scalar');
+    return this.#position((useKey ? keyNode! : node).start);
   }
 
   #child(node: Frame, seg: string | number): { key?: Frame; value: Frame } | undefined {

@@ -361,7 +361,8 @@ function checkEntryRules(v: Raw, ctx: Ctx): void {
       });
     }
   }
-  if (v.disagg === true && v['kv-p2p-transfer'] == null) {
+  // A single-node config with disagg: true is already an error of its own; do not ask it for a transfer.
+  if (multinode && v.disagg === true && v['kv-p2p-transfer'] == null) {
     const missing = entries.find((e) => e.entry['kv-p2p-transfer'] == null);
     if (entries.length === 0 || missing) {
       report(ctx, {

@@ -4,10 +4,14 @@ import { closed, posInt, pyTypeName } from './zod-helpers.ts';
 /** `runners.yaml` (matrix-spec §1.2): schedulable labels → concrete runner nodes, plus per-fleet hardware facts. */
 
 const runnerNodes = z
-  .array(z.string({ error: 'Runner config entry must contain only strings (runner node names)' }), {
-    error: (iss) => `Runner config entry must be a list of runner node names, got ${pyTypeName(iss.input)}`,
-  })
-  .min(1, { error: 'Runner config entry cannot be an empty list' });
+  .array(
+    z.string({
+      error: (iss) =>
+        `Runner config entry must contain only strings (runner node names), got ${pyTypeName(iss.input)}`,
+    }),
+    { error: (iss) => `must be a list of runner node names, got ${pyTypeName(iss.input)}` },
+  )
+  .min(1, { error: 'cannot be an empty list' });
 
 export const RunnerHardwareSchema = closed({
   'available-cpu-dram-mib': posInt().describe('Host CPU DRAM available to jobs, in MiB'),
