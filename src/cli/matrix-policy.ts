@@ -1,16 +1,13 @@
 import { type Command, Option } from 'commander';
-import { loadCiPriorityPolicy } from '../config/ci-priority.ts';
-import { MatrixError } from '../matrix/errors.ts';
 import { EVAL_GROUPINGS, type EvalGrouping } from '../matrix/evals.ts';
-import { pyDumps } from '../matrix/json.ts';
-import { formatPlan, planSweep } from '../matrix/plan.ts';
-import { annotatePriorities } from '../matrix/priority.ts';
-import { MatrixSchema } from '../schema/matrix-row.ts';
 import { parseIntArg, reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 import { readJsonInput } from './read-input.ts';
 
-/** `infx matrix plan` and `infx matrix priority`: the reference workflow's sweep policy over a generated matrix. */
+/**
+ * `infx matrix plan` and `infx matrix priority`: the reference workflow's sweep policy over a generated
+ * matrix. Their modules load on use, so they cost nothing to the commands that do not need them.
+ */
 export function registerMatrixPolicy(matrix: Command, io: CliIO, setExit: (code: number) => void): void {
   matrix
     .command('plan')
@@ -41,6 +38,11 @@ export function registerMatrixPolicy(matrix: Command, io: CliIO, setExit: (code:
         format: string;
       }) => {
         try {
+          const [{ MatrixSchema }, { formatPlan, planSweep }, { MatrixError }] = await Promise.all([
+            import('../schema/matrix-row.ts'),
+            import('../matrix/plan.ts'),
+            import('../matrix/errors.ts'),
+          ]);
           const raw = await readJsonInput(flags.matrix, io, 'matrix');
           const parsed = MatrixSchema.safeParse(raw);
           if (!parsed.success) {
@@ -87,6 +89,11 @@ export function registerMatrixPolicy(matrix: Command, io: CliIO, setExit: (code:
         policy?: string;
       }) => {
         try {
+          const [{ loadCiPriorityPolicy }, { annotatePriorities }, { pyDumps }] = await Promise.all([
+            import('../config/ci-priority.ts'),
+            import('../matrix/priority.ts'),
+            import('../matrix/json.ts'),
+          ]);
           const payload = await readJsonInput(flags.matrix, io, 'payload');
           const policy = flags.policy ? loadCiPriorityPolicy(flags.policy) : undefined;
           const annotated = annotatePriorities(payload, {

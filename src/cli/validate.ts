@@ -1,10 +1,8 @@
 import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import { errorsOf, formatDiagnostic } from '../config/diagnostics.ts';
-import { lintConfigs } from '../config/lint.ts';
+import { errorsOf, formatDiagnostic, sortDiagnostics } from '../config/diagnostics.ts';
 import { loadMasterConfigs, loadRunnerConfig } from '../config/load.ts';
 import { DEFAULT_RUNNER_CONFIG } from '../matrix/build.ts';
-import { formatSummary, summarizeConfigs } from '../matrix/summary.ts';
 import { reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 
@@ -18,13 +16,18 @@ export function registerValidate(program: Command, io: CliIO, setExit: (code: nu
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (flags: { configFiles: string[]; runnerConfig?: string; format: 'text' | 'json' }) => {
       try {
+        const [{ lintConfigs }, { formatSummary, summarizeConfigs }] = await Promise.all([
+          import('../config/lint.ts'),
+          import('../matrix/summary.ts'),
+        ]);
         const runnerFile =
           flags.runnerConfig ?? (existsSync(DEFAULT_RUNNER_CONFIG) ? DEFAULT_RUNNER_CONFIG : undefined);
         const masters = await loadMasterConfigs(flags.configFiles);
         const runners = runnerFile ? await loadRunnerConfig(runnerFile) : undefined;
-        const diagnostics = [...masters.diagnostics, ...(runners?.diagnostics ?? [])];
-        const errors = errorsOf(diagnostics);
-        if (errors.length === 0) diagnostics.push(...lintConfigs(masters.value, runners?.value));
+        const found = [...masters.diagnostics, ...(runners?.diagnostics ?? [])];
+        const errors = errorsOf(found);
+        const lint = errors.length === 0 ? lintConfigs(masters.value, runners?.value) : [];
+        const diagnostics = sortDiagnostics([...found, ...lint]);
         const summary =
           errors.length === 0
             ? summarizeConfigs(masters.value, runners?.value ?? { labels: {}, hardware: {} })

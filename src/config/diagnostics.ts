@@ -90,3 +90,15 @@ export function formatDiagnostic(d: Diagnostic): string {
 }
 
 export const errorsOf = (ds: readonly Diagnostic[]) => ds.filter((d) => d.severity === 'error');
+
+/** Reading order: files as first seen, then line and column; diagnostics without a position first. */
+export function sortDiagnostics(ds: readonly Diagnostic[]): Diagnostic[] {
+  const fileOrder = new Map<string, number>();
+  for (const d of ds) if (!fileOrder.has(d.file)) fileOrder.set(d.file, fileOrder.size);
+  return [...ds].sort(
+    (a, b) =>
+      fileOrder.get(a.file)! - fileOrder.get(b.file)! ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      (a.column ?? 0) - (b.column ?? 0),
+  );
+}

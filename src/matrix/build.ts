@@ -1,5 +1,5 @@
 import { defaultCacheDir, openParseCache } from '../config/cache.ts';
-import { ConfigError, errorsOf } from '../config/diagnostics.ts';
+import { ConfigError, errorsOf, sortDiagnostics } from '../config/diagnostics.ts';
 import { type LoadOptions, loadMasterConfigs, loadRunnerConfig, type MasterConfigs } from '../config/load.ts';
 import type { Diagnostic } from '../schema/diagnostic.ts';
 import type { MatrixRow } from '../schema/matrix-row.ts';
@@ -60,7 +60,7 @@ export async function loadInputs(
 ): Promise<{ configs: MasterConfigs; runners: RunnerConfig; warnings: Diagnostic[] }> {
   const masters = await loadMasterConfigs(configFiles, opts);
   const runners = await loadRunnerConfig(runnerConfig, opts);
-  const diagnostics = [...masters.diagnostics, ...runners.diagnostics];
+  const diagnostics = sortDiagnostics([...masters.diagnostics, ...runners.diagnostics]);
   if (errorsOf(diagnostics).length > 0) throw new ConfigError(summarize(diagnostics), diagnostics);
   return { configs: masters.value, runners: runners.value, warnings: diagnostics };
 }

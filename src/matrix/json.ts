@@ -10,7 +10,8 @@ const escapeNonAscii = (json: string) =>
   json.replace(NON_ASCII_ALL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 function pyString(s: string): string {
-  return escapeNonAscii(JSON.stringify(s));
+  const json = JSON.stringify(s);
+  return NON_ASCII.test(json) ? escapeNonAscii(json) : json;
 }
 
 /** Python's float repr: shortest round-trip digits, exponent form below 1e-4 and from 1e16. */
