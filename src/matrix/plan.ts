@@ -1,10 +1,10 @@
 import type { MatrixRow } from '../schema/matrix-row.ts';
 import type { JobFamily, SweepBuckets, SweepPlan } from '../schema/sweep-plan.ts';
+import { addBenchmarkRow, addEvalRow, emptyBuckets } from './buckets.ts';
 import { MatrixError } from './errors.ts';
 import { applyEvalMode, type EvalGrouping } from './evals.ts';
 import { canonicalJson } from './json.ts';
 import { decideLabels } from './labels.ts';
-import { seqLenName } from './naming.ts';
 import { recipeFingerprint, trimConc } from './recipe.ts';
 
 /**
@@ -16,7 +16,6 @@ import { recipeFingerprint, trimConc } from './recipe.ts';
 type Row = Record<string, unknown>;
 
 const isAgentic = (r: Row) => r['scenario-type'] === 'agentic-coding';
-const isMulti = (r: Row) => r.prefill != null;
 const EVAL_FIELDS = ['run-eval', 'eval-only', 'eval-conc', 'eval-all-concs'];
 const DISPATCHED = new Set(['1k1k', '8k1k', 'agentic']);
 
@@ -32,35 +31,6 @@ function benchmarkRow(row: MatrixRow): MatrixRow {
   for (const k of EVAL_FIELDS) if (!(fixed && k === 'run-eval')) delete r[k];
   if (fixed) r['run-eval'] = false;
   return r as unknown as MatrixRow;
-}
-
-function bucketKey(r: Row): string {
-  return isAgentic(r) ? 'agentic' : seqLenName(r.isl as number, r.osl as number);
-}
-
-function emptyBuckets(): SweepBuckets {
-  return {
-    single_node: {},
-    multi_node: {},
-    evals: [],
-    agentic_evals: [],
-    multinode_evals: [],
-    multinode_agentic_evals: [],
-  };
-}
-
-function addBenchmark(b: SweepBuckets, row: MatrixRow): void {
-  const r = row as Row;
-  const side = isMulti(r) ? b.multi_node : b.single_node;
-  const key = bucketKey(r);
-  side[key] ??= [];
-  side[key].push(row);
-}
-
-function addEval(b: SweepBuckets, row: MatrixRow): void {
-  const r = row as Row;
-  if (isAgentic(r)) (isMulti(r) ? b.multinode_agentic_evals : b.agentic_evals).push(row);
-  else (isMulti(r) ? b.multinode_evals : b.evals).push(row);
 }
 
 const concOf = (r: Row) => (Array.isArray(r.conc) ? Math.min(...(r.conc as number[])) : (r.conc as number));
@@ -115,10 +85,10 @@ export function planSweep(matrix: MatrixRow[], opts: PlanOptions): SweepPlan {
     if (throughput) {
       for (const row of d.policy.trimConc ? trimConc(bench) : bench) {
         (row as Row)['recipe-fingerprint'] = recipeFingerprint(row);
-        addBenchmark(buckets, row);
+        addBenchmarkRow(buckets, row);
       }
     }
-    for (const row of evalRows) addEval(buckets, row);
+    for (const row of evalRows) addEvalRow(buckets, row);
   }
   const canary = d.runs && d.policy.canary ? pickCanary(buckets) : null;
   const remaining: Record<string, MatrixRow[]> = {};

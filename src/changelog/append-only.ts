@@ -1,0 +1,110 @@
+import { canonicalJson } from '../matrix/json.ts';
+import type { MatrixRow } from '../schema/matrix-row.ts';
+import { ChangelogError } from './errors.ts';
+
+/**
+ * The append-only delta (matrix-spec §8.3, changelog-pr-spec §2.5 step 4): the (curve, concurrency) pairs
+ * a head matrix adds to its base, provided it removes and modifies nothing and every addition extends an
+ * existing visual curve on its one unchanged image.
+ */
+
+type Row = Record<string, unknown>;
+
+const NOT_CURVE = new Set(['conc', 'exp-name', 'recipe-fingerprint']);
+
+function curveKey(r: Row): string {
+  const rest: Row = {};
+  for (const k of Object.keys(r)) if (!NOT_CURVE.has(k)) rest[k] = r[k];
+  return canonicalJson(rest);
+}
+
+function concsOf(r: Row): number[] {
+  const c = r.conc;
+  const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
+  if (isInt(c)) return [c];
+  if (Array.isArray(c) && c.length > 0 && c.every(isInt)) return c;
+  throw new ChangelogError(`append-only matrix entry has invalid concurrency value: ${JSON.stringify(c)}`);
+}
+
+const hardware = (w: unknown) => (typeof w === 'object' && w !== null ? ((w as Row).hardware ?? null) : null);
+
+/** What a dashboard draws as one curve family: images may not change within it in an append-only run. */
+function visualSeriesKey(r: Row): string {
+  const agentic = r['scenario-type'] === 'agentic-coding';
+  const kv = r['kv-offloading'];
+  return JSON.stringify([
+    r.model ?? null,
+    r['model-prefix'] ?? null,
+    r.precision ?? null,
+    r.framework ?? null,
+    r.runner ?? null,
+    Boolean(r.disagg),
+    agentic ? 'agentic_traces' : 'single_turn',
+    agentic ? null : (r.isl ?? null),
+    agentic ? null : (r.osl ?? null),
+    typeof kv === 'string' && kv !== '' && kv !== 'none' ? 'on' : 'off',
+    agentic ? '' : (r['spec-decoding'] ?? 'none'),
+    hardware(r.prefill),
+    hardware(r.decode),
+  ]);
+}
+
+export function appendOnlyDelta(base: readonly MatrixRow[], head: readonly MatrixRow[]): MatrixRow[] {
+  const baseRows = base as unknown as Row[];
+  const headRows = head as unknown as Row[];
+  if (baseRows.length === 0)
+    throw new ChangelogError('append-only requires an existing curve in the base revision');
+  const baseConcs = new Map<string, Set<number>>();
+  const seriesImages = new Map<string, Set<unknown>>();
+  for (const r of baseRows) {
+    const key = curveKey(r);
+    const set = baseConcs.get(key) ?? new Set<number>();
+    for (const c of concsOf(r)) set.add(c);
+    baseConcs.set(key, set);
+    const series = visualSeriesKey(r);
+    const images = seriesImages.get(series) ?? new Set<unknown>();
+    images.add(r.image ?? null);
+    seriesImages.set(series, images);
+  }
+  const headConcs = new Map<string, Set<number>>();
+  for (const r of headRows) {
+    const key = curveKey(r);
+    const set = headConcs.get(key) ?? new Set<number>();
+    for (const c of concsOf(r)) set.add(c);
+    headConcs.set(key, set);
+  }
+  for (const [key, concs] of baseConcs) {
+    const now = headConcs.get(key);
+    if (!now) throw new ChangelogError('append-only may not remove or modify existing generated recipes');
+    const removed = [...concs].filter((c) => !now.has(c)).sort((a, b) => a - b);
+    if (removed.length > 0) {
+      throw new ChangelogError(
+        `append-only may not remove existing concurrency points: [${removed.join(', ')}]`,
+      );
+    }
+  }
+  const emitted = new Map<string, Set<number>>();
+  const delta: Row[] = [];
+  for (const r of headRows) {
+    const key = curveKey(r);
+    const old = baseConcs.get(key) ?? new Set<number>();
+    const done = emitted.get(key) ?? new Set<number>();
+    emitted.set(key, done);
+    const fresh: number[] = [];
+    for (const c of concsOf(r)) {
+      if (old.has(c) || done.has(c)) continue;
+      done.add(c);
+      fresh.push(c);
+    }
+    if (fresh.length === 0) continue;
+    const images = seriesImages.get(visualSeriesKey(r));
+    if (r.image == null || !images || images.size !== 1 || !images.has(r.image)) {
+      throw new ChangelogError(
+        'append-only additions must belong to an existing visual curve with one unchanged non-null image',
+      );
+    }
+    delta.push(Array.isArray(r.conc) ? { ...r, conc: fresh } : r);
+  }
+  if (delta.length === 0) throw new ChangelogError('append-only did not add any generated points');
+  return delta as unknown as MatrixRow[];
+}

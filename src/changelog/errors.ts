@@ -1,0 +1,7 @@
+/** A changelog that cannot be turned into a sweep (mode conflicts, append-only violations, unknown keys). */
+export class ChangelogError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ChangelogError';
+  }
+}

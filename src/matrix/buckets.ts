@@ -1,0 +1,36 @@
+import type { MatrixRow } from '../schema/matrix-row.ts';
+import type { SweepBuckets } from '../schema/sweep-plan.ts';
+import { seqLenName } from './naming.ts';
+
+/** The reference's buckets of a sweep (matrix-spec §8.2 step 6). */
+
+type Row = Record<string, unknown>;
+
+const isAgentic = (r: Row) => r['scenario-type'] === 'agentic-coding';
+const isMulti = (r: Row) => r.prefill != null;
+
+export function emptyBuckets(): SweepBuckets {
+  return {
+    single_node: {},
+    multi_node: {},
+    evals: [],
+    agentic_evals: [],
+    multinode_evals: [],
+    multinode_agentic_evals: [],
+  };
+}
+
+/** Benchmark rows: single_node / multi_node, keyed by sequence family (1k1k, 8k1k, <isl>_<osl>) or agentic. */
+export function addBenchmarkRow(b: SweepBuckets, row: MatrixRow): void {
+  const r = row as Row;
+  const side = isMulti(r) ? b.multi_node : b.single_node;
+  const key = isAgentic(r) ? 'agentic' : seqLenName(r.isl as number, r.osl as number);
+  side[key] ??= [];
+  side[key].push(row);
+}
+
+export function addEvalRow(b: SweepBuckets, row: MatrixRow): void {
+  const r = row as Row;
+  if (isAgentic(r)) (isMulti(r) ? b.multinode_agentic_evals : b.agentic_evals).push(row);
+  else (isMulti(r) ? b.multinode_evals : b.evals).push(row);
+}
