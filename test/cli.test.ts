@@ -99,6 +99,7 @@ describe('command line', () => {
       'master-entry',
       'runners',
       'ci-priority',
+      'changelog-entry',
       'matrix-row',
       'matrix',
       'sweep-plan',

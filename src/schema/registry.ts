@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ChangelogEntrySchema } from './changelog-entry.ts';
 import { CiPriorityPolicySchema } from './ci-priority.ts';
 import { DiagnosticSchema } from './diagnostic.ts';
 import { MasterConfigFileSchema, MasterEntrySchema } from './master-config.ts';
@@ -28,6 +29,7 @@ export const SCHEMAS = {
     io: 'input',
     about: 'CI priority policy (ci-priority.yaml)',
   },
+  'changelog-entry': { schema: ChangelogEntrySchema, io: 'input', about: 'one perf-changelog.yaml entry' },
   'matrix-row': { schema: MatrixRowSchema, io: 'output', about: 'one row printed by infx matrix' },
   matrix: { schema: MatrixSchema, io: 'output', about: 'the JSON array printed by infx matrix' },
   'sweep-plan': { schema: SweepPlanSchema, io: 'output', about: 'infx matrix plan --format json' },
