@@ -4,56 +4,30 @@ import { resolveChangelogKeys } from '../src/changelog/keys.ts';
 import { processChangelogEntries } from '../src/changelog/process.ts';
 import { loadInputs } from '../src/matrix/build.ts';
 import { type ChangelogEntry, ChangelogEntrySchema } from '../src/schema/changelog-entry.ts';
-import type { MatrixRow } from '../src/schema/matrix-row.ts';
 import { tmpDir, writeYaml } from './helpers.ts';
+import { fixedRow, multiRow, rowWorker } from './rows.ts';
 
 /** matrix-spec §13 case 37 (append-only), and the changelog processor's entry rules (changelog-pr-spec §2). */
 
 const row = (conc: number, over: Record<string, unknown> = {}) =>
-  ({
+  fixedRow({
     image: 'img:1',
-    model: 'm',
-    'model-prefix': 'x',
-    precision: 'fp8',
-    framework: 'sglang',
     runner: 'h100',
     isl: 1024,
     osl: 1024,
     tp: 4,
-    pp: 1,
-    'dcp-size': 1,
-    'pcp-size': 1,
     conc,
     'max-model-len': 2304,
-    ep: 1,
-    'dp-attn': false,
-    'spec-decoding': 'none',
     'exp-name': 'x_1k1k',
-    disagg: false,
-    'run-eval': false,
     ...over,
-  }) as unknown as MatrixRow;
+  });
 
 const multi = (conc: number[]) =>
-  ({
+  multiRow(conc, {
     image: 'img:1',
-    model: 'm',
-    'model-prefix': 'x',
-    precision: 'fp4',
-    framework: 'dynamo-trt',
-    runner: 'gb200',
-    isl: 8192,
-    osl: 1024,
-    'spec-decoding': 'none',
-    prefill: { 'num-worker': 1, tp: 4, ep: 4, 'dp-attn': true, pp: 1, 'dcp-size': 1, 'pcp-size': 1 },
-    decode: { 'num-worker': 1, tp: 8, ep: 8, 'dp-attn': true, pp: 1, 'dcp-size': 1, 'pcp-size': 1 },
-    conc,
-    'max-model-len': 9472,
-    'exp-name': 'x_8k1k',
-    disagg: true,
-    'run-eval': false,
-    'kv-p2p-transfer': 'nixl',
-  }) as unknown as MatrixRow;
+    prefill: rowWorker(1, 4, { ep: 4, 'dp-attn': true }),
+    decode: rowWorker(1, 8, { ep: 8, 'dp-attn': true }),
+  });
 
 describe('37: append_only_delta', () => {
   const base = [row(4), row(8)];

@@ -17,6 +17,7 @@ import type { Diagnostic } from '../src/schema/diagnostic.ts';
 import { SingleNodeSearchSpaceSchema } from '../src/schema/master-config.ts';
 import type { MatrixRow } from '../src/schema/matrix-row.ts';
 import { runCli, tmpDir, writeYaml } from './helpers.ts';
+import { agenticRow, fixedRow, multiAgenticRow, multiRow, rowWorker } from './rows.ts';
 
 /**
  * matrix-spec §13, conformance cases 1–35: every bullet, with the spec's inputs and expected outputs.
@@ -1174,109 +1175,11 @@ describe('Naming, agentic, DRAM', () => {
 
 // ---------------------------------------------------------------------------------------------------------
 
-/** A single-node fixed row (§6.1), 8k1k by default. */
-const sn = (o: Doc = {}): Doc => ({
-  image: 'img',
-  model: 'm',
-  'model-prefix': 'x',
-  precision: 'fp8',
-  framework: 'sglang',
-  runner: 'mi300x',
-  isl: 8192,
-  osl: 1024,
-  tp: 8,
-  pp: 1,
-  'dcp-size': 1,
-  'pcp-size': 1,
-  conc: 4,
-  'max-model-len': 9472,
-  ep: 1,
-  'dp-attn': false,
-  'spec-decoding': 'none',
-  'exp-name': 'x_8k1k',
-  disagg: false,
-  'run-eval': false,
-  ...o,
-});
-
-const rowWorker = (n: number, tp: number, extra: Doc = {}): Doc => ({
-  'num-worker': n,
-  tp,
-  ep: 1,
-  'dp-attn': false,
-  pp: 1,
-  'dcp-size': 1,
-  'pcp-size': 1,
-  ...extra,
-});
-
-/** A multi-node fixed row (§6.2), 8k1k by default. */
-const mn = (conc: number[], o: Doc = {}): Doc => ({
-  image: 'img',
-  model: 'm',
-  'model-prefix': 'x',
-  precision: 'fp4',
-  framework: 'dynamo-trt',
-  runner: 'gb200',
-  isl: 8192,
-  osl: 1024,
-  'spec-decoding': 'none',
-  prefill: rowWorker(1, 4),
-  decode: rowWorker(1, 8),
-  conc,
-  'max-model-len': 9472,
-  'exp-name': 'x_8k1k',
-  disagg: true,
-  'run-eval': false,
-  'kv-p2p-transfer': 'nixl',
-  ...o,
-});
-
-/** A single-node agentic row (§6.3). */
-const sa = (tp: number, conc: number, o: Doc = {}): Doc => ({
-  image: 'img',
-  model: 'm',
-  'model-prefix': 'x',
-  precision: 'fp8',
-  framework: 'sglang',
-  runner: 'cluster:b300-nv',
-  tp,
-  pp: 1,
-  'dcp-size': 1,
-  'pcp-size': 1,
-  ep: 1,
-  'dp-attn': false,
-  'spec-decoding': 'none',
-  conc,
-  'kv-offloading': 'none',
-  'total-cpu-dram-gb': 0,
-  duration: 3600,
-  'exp-name': `x_tp${tp}_conc${conc}_kvnone`,
-  'scenario-type': 'agentic-coding',
-  ...o,
-});
-
-/** A multi-node agentic row (§6.4): one concurrency. */
-const ma = (conc: number, o: Doc = {}): Doc => ({
-  image: 'img',
-  model: 'm',
-  'model-prefix': 'x',
-  precision: 'fp4',
-  framework: 'dynamo-sglang',
-  runner: 'cluster:gb200-nv',
-  'spec-decoding': 'none',
-  prefill: rowWorker(1, 4),
-  decode: rowWorker(1, 4),
-  conc: [conc],
-  'kv-offloading': 'none',
-  'total-cpu-dram-gb': 0,
-  duration: 3600,
-  'exp-name': `x_p1x4_d1x4_conc${conc}`,
-  disagg: true,
-  'scenario-type': 'agentic-coding',
-  'kv-p2p-transfer': 'nixl',
-  ...o,
-});
+// Row builders shared with the other suites (test/rows.ts), typed loosely here like the fixtures.
+const sn = (o: Doc = {}): Doc => fixedRow(o);
+const mn = (conc: number[], o: Doc = {}): Doc => multiRow(conc, o);
+const sa = (tp: number, conc: number, o: Doc = {}): Doc => agenticRow(tp, conc, o);
+const ma = (conc: number, o: Doc = {}): Doc => multiAgenticRow(conc, o);
 
 const runEval = (rows: Doc[]) => rows.map((r) => r['run-eval']);
 

@@ -3,97 +3,26 @@ import { decideLabels } from '../src/matrix/labels.ts';
 import { formatPlan, planSweep } from '../src/matrix/plan.ts';
 import { annotatePriorities, DEFAULT_CI_PRIORITY_POLICY, priorityScore } from '../src/matrix/priority.ts';
 import { recipeFingerprint, trimConc } from '../src/matrix/recipe.ts';
-import type { MatrixRow } from '../src/schema/matrix-row.ts';
 import { runCli, tmpDir, writeYaml } from './helpers.ts';
+import { agenticRow, fixedRow, multiRow } from './rows.ts';
 
 /** matrix-spec §13 cases 36 and 38–40, and the sweep plan of §9 / changelog-pr-spec §3. */
 
-const fixedRow = (over: Record<string, unknown> = {}) =>
-  ({
-    image: 'img',
-    model: 'm',
-    'model-prefix': 'x',
-    precision: 'fp8',
-    framework: 'sglang',
-    runner: 'mi300x',
-    isl: 8192,
-    osl: 1024,
-    tp: 8,
-    pp: 1,
-    'dcp-size': 1,
-    'pcp-size': 1,
-    conc: 4,
-    'max-model-len': 9472,
-    ep: 1,
-    'dp-attn': false,
-    'spec-decoding': 'none',
-    'exp-name': 'x_8k1k',
-    disagg: false,
-    'run-eval': false,
-    ...over,
-  }) as unknown as MatrixRow;
-
-const worker = (n: number, tp: number) => ({
-  'num-worker': n,
-  tp,
-  ep: 1,
-  'dp-attn': false,
-  pp: 1,
-  'dcp-size': 1,
-  'pcp-size': 1,
-});
-
-const multiRow = (conc: number[], over: Record<string, unknown> = {}) =>
-  ({
-    image: 'img',
-    model: 'm',
-    'model-prefix': 'x',
-    precision: 'fp4',
-    framework: 'dynamo-trt',
-    runner: 'gb200',
-    isl: 8192,
-    osl: 1024,
-    'spec-decoding': 'none',
-    prefill: worker(1, 4),
-    decode: worker(1, 8),
-    conc,
-    'max-model-len': 9472,
-    'exp-name': 'x_8k1k',
-    disagg: true,
-    'run-eval': false,
-    'kv-p2p-transfer': 'nixl',
-    ...over,
-  }) as unknown as MatrixRow;
-
-const agenticRow = (conc: number, backend: Record<string, unknown>) =>
-  ({
-    image: 'img',
-    model: 'm',
-    'model-prefix': 'x',
+const agenticDramRow = (conc: number, backend: Record<string, unknown>) =>
+  agenticRow(4, conc, {
     precision: 'fp4',
     framework: 'vllm',
-    runner: 'cluster:b300-nv',
-    tp: 4,
-    pp: 1,
-    'dcp-size': 1,
-    'pcp-size': 1,
-    ep: 1,
-    'dp-attn': false,
-    'spec-decoding': 'none',
-    conc,
     'kv-offloading': 'dram',
     'total-cpu-dram-gb': 1199,
-    duration: 3600,
     'exp-name': `x_tp4_conc${conc}_kvdram-${String(backend.name)}`,
-    'scenario-type': 'agentic-coding',
     'kv-offload-backend': backend,
-  }) as unknown as MatrixRow;
+  });
 
 describe('36: trim_conc', () => {
   it('keeps the lowest concurrency per single-node recipe, comparing nested objects deeply', () => {
-    const a = agenticRow(8, { name: 'vllm-simple', version: '1.0' });
-    const b = agenticRow(2, { version: '1.0', name: 'vllm-simple' });
-    const c = agenticRow(4, { name: 'lmcache' });
+    const a = agenticDramRow(8, { name: 'vllm-simple', version: '1.0' });
+    const b = agenticDramRow(2, { version: '1.0', name: 'vllm-simple' });
+    const c = agenticDramRow(4, { name: 'lmcache' });
     expect(trimConc([a, b, c]).map((r) => r.conc)).toEqual([2, 4]);
   });
   it('cuts multi-node rows to their smallest concurrency', () => {
@@ -251,8 +180,8 @@ describe('sweep plan', () => {
     fixedRow({ conc: 64 }),
     fixedRow({ conc: 2 }),
     multiRow([8, 16, 32]),
-    agenticRow(8, { name: 'lmcache' }),
-    agenticRow(16, { name: 'lmcache' }),
+    agenticDramRow(8, { name: 'lmcache' }),
+    agenticDramRow(16, { name: 'lmcache' }),
   ];
 
   it('buckets benchmark rows with fingerprints and derives eval rows', () => {

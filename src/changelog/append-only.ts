@@ -49,30 +49,26 @@ function visualSeriesKey(r: Row): string {
   ]);
 }
 
+/** Groups values of rows under a key: every concurrency of each curve, every image of each series. */
+function collect<T>(rows: Row[], key: (r: Row) => string, values: (r: Row) => T[]): Map<string, Set<T>> {
+  const out = new Map<string, Set<T>>();
+  for (const r of rows) {
+    const k = key(r);
+    const set = out.get(k) ?? new Set<T>();
+    for (const v of values(r)) set.add(v);
+    out.set(k, set);
+  }
+  return out;
+}
+
 export function appendOnlyDelta(base: readonly MatrixRow[], head: readonly MatrixRow[]): MatrixRow[] {
   const baseRows = base as unknown as Row[];
   const headRows = head as unknown as Row[];
   if (baseRows.length === 0)
     throw new ChangelogError('append-only requires an existing curve in the base revision');
-  const baseConcs = new Map<string, Set<number>>();
-  const seriesImages = new Map<string, Set<unknown>>();
-  for (const r of baseRows) {
-    const key = curveKey(r);
-    const set = baseConcs.get(key) ?? new Set<number>();
-    for (const c of concsOf(r)) set.add(c);
-    baseConcs.set(key, set);
-    const series = visualSeriesKey(r);
-    const images = seriesImages.get(series) ?? new Set<unknown>();
-    images.add(r.image ?? null);
-    seriesImages.set(series, images);
-  }
-  const headConcs = new Map<string, Set<number>>();
-  for (const r of headRows) {
-    const key = curveKey(r);
-    const set = headConcs.get(key) ?? new Set<number>();
-    for (const c of concsOf(r)) set.add(c);
-    headConcs.set(key, set);
-  }
+  const baseConcs = collect(baseRows, curveKey, concsOf);
+  const headConcs = collect(headRows, curveKey, concsOf);
+  const seriesImages = collect(baseRows, visualSeriesKey, (r) => [r.image ?? null]);
   for (const [key, concs] of baseConcs) {
     const now = headConcs.get(key);
     if (!now) throw new ChangelogError('append-only may not remove or modify existing generated recipes');

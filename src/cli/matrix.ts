@@ -58,9 +58,10 @@ function shared(cmd: Command): Command {
     );
 }
 
-async function emit(req: GeneratorRequest, io: CliIO): Promise<number> {
+/** Builds the request inside the try: flag combinations are checked there too. */
+async function emit(request: () => GeneratorRequest, io: CliIO): Promise<number> {
   try {
-    io.stdout(`${pyDumps(await buildMatrix(req))}\n`);
+    io.stdout(`${pyDumps(await buildMatrix(request()))}\n`);
     return 0;
   } catch (err) {
     return reportError(err, io);
@@ -104,35 +105,31 @@ export function registerMatrix(program: Command, io: CliIO, setExit: (code: numb
       .option('--single-node', 'only single-node configs (default: both kinds)')
       .option('--multi-node', 'only multi-node configs (default: both kinds)'),
   ).action(async (flags) => {
-    try {
-      setExit(
-        await emit(
-          {
-            ...request(flags),
-            command: 'full-sweep',
-            options: {
-              modelPrefix: flags.modelPrefix,
-              precision: flags.precision,
-              framework: flags.framework,
-              runnerType: flags.runnerType,
-              stepSize: flags.stepSize,
-              minConc: flags.minConc,
-              maxConc: flags.maxConc,
-              maxTp: flags.maxTp,
-              maxEp: flags.maxEp,
-              singleNode: flags.singleNode,
-              multiNode: flags.multiNode,
-              runnerNodeFilter: flags.runnerNodeFilter,
-              scenarioTypes: flags.scenarioType,
-              seqLens: flags.seqLens,
-            },
+    setExit(
+      await emit(
+        () => ({
+          ...request(flags),
+          command: 'full-sweep',
+          options: {
+            modelPrefix: flags.modelPrefix,
+            precision: flags.precision,
+            framework: flags.framework,
+            runnerType: flags.runnerType,
+            stepSize: flags.stepSize,
+            minConc: flags.minConc,
+            maxConc: flags.maxConc,
+            maxTp: flags.maxTp,
+            maxEp: flags.maxEp,
+            singleNode: flags.singleNode,
+            multiNode: flags.multiNode,
+            runnerNodeFilter: flags.runnerNodeFilter,
+            scenarioTypes: flags.scenarioType,
+            seqLens: flags.seqLens,
           },
-          io,
-        ),
-      );
-    } catch (err) {
-      setExit(reportError(err, io));
-    }
+        }),
+        io,
+      ),
+    );
   });
 
   shared(
@@ -142,26 +139,22 @@ export function registerMatrix(program: Command, io: CliIO, setExit: (code: numb
       .requiredOption('--config-keys <keys...>', 'config keys or shell-style globs (*, ?, [..])')
       .option('--conc <values...>', 'keep only these concurrencies', collectInts),
   ).action(async (flags) => {
-    try {
-      setExit(
-        await emit(
-          {
-            ...request(flags),
-            command: 'test-config',
-            options: {
-              configKeys: flags.configKeys,
-              conc: flags.conc,
-              runnerNodeFilter: flags.runnerNodeFilter,
-              scenarioTypes: flags.scenarioType,
-              seqLens: flags.seqLens,
-            },
+    setExit(
+      await emit(
+        () => ({
+          ...request(flags),
+          command: 'test-config',
+          options: {
+            configKeys: flags.configKeys,
+            conc: flags.conc,
+            runnerNodeFilter: flags.runnerNodeFilter,
+            scenarioTypes: flags.scenarioType,
+            seqLens: flags.seqLens,
           },
-          io,
-        ),
-      );
-    } catch (err) {
-      setExit(reportError(err, io));
-    }
+        }),
+        io,
+      ),
+    );
   });
 
   registerMatrixPolicy(matrix, io, setExit);

@@ -12,10 +12,8 @@ const GB = 1_000_000_000n;
 export interface DramRequest {
   runner: string;
   utilization: number;
-  /** GPUs that offload: tp*pp*pcp of a single-node point, or of the prefill worker of a multi-node one. */
-  gpus: number;
   multiNode: boolean;
-  /** For messages: the parallelism that produced `gpus`. */
+  /** Parallelism of the point (single-node) or of its prefill worker (multi-node): it uses tp*pp*pcp GPUs. */
   tp: number;
   pp: number;
   pcp: number;
@@ -39,7 +37,7 @@ function hardwareField(
 export function totalCpuDramGb(runners: RunnerConfig, req: DramRequest): number {
   const avail = Math.min(hardwareField(runners, req.runner, 'available-cpu-dram-mib'), DRAM_CAP_MIB);
   const perNode = hardwareField(runners, req.runner, 'gpus-per-node');
-  const r = req.gpus;
+  const r = req.tp * req.pp * req.pcp;
   let n: number;
   if (!req.multiNode) {
     if (r > perNode) {

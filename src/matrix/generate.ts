@@ -24,7 +24,7 @@ import {
   singleNodeFixedConcs,
   testConfigConcs,
 } from './concurrency.ts';
-import { totalCpuDramGb } from './dram.ts';
+import { type DramRequest, totalCpuDramGb } from './dram.ts';
 import { MatrixError } from './errors.ts';
 import { expandConfigKeys } from './keys.ts';
 import {
@@ -209,6 +209,22 @@ function generateConfig(
   return rows;
 }
 
+/** Host DRAM for KV offload; the runner's hardware facts are only consulted when the point offloads to DRAM. */
+function dramBudget(
+  c: MasterEntry,
+  runnersCfg: RunnerConfig,
+  item: AgenticCodingConfig,
+  kv: string,
+  topology: Pick<DramRequest, 'tp' | 'pp' | 'pcp' | 'multiNode'>,
+): number {
+  if (kv !== 'dram') return 0;
+  return totalCpuDramGb(runnersCfg, {
+    runner: c.runner,
+    utilization: item['dram-utilization']!,
+    ...topology,
+  });
+}
+
 function singleNodeAgenticRows(
   c: MasterEntry,
   runnersCfg: RunnerConfig,
@@ -223,18 +239,7 @@ function singleNodeAgenticRows(
   const kv = e['kv-offloading'] ?? 'none';
   const spec = e['spec-decoding'] ?? 'none';
   const backend = e['kv-offload-backend'];
-  const dram =
-    kv === 'dram'
-      ? totalCpuDramGb(runnersCfg, {
-          runner: c.runner,
-          utilization: item['dram-utilization']!,
-          gpus: tp * pp * pcp,
-          multiNode: false,
-          tp,
-          pp,
-          pcp,
-        })
-      : 0;
+  const dram = dramBudget(c, runnersCfg, item, kv, { tp, pp, pcp, multiNode: false });
   const rows: SingleNodeAgenticRow[] = [];
   for (const conc of concs) {
     for (const runner of runners) {
@@ -279,18 +284,13 @@ function multiNodeAgenticRows(
   const decode = fillWorker(e.decode!);
   const kv = e['kv-offloading'] ?? 'none';
   const backend = e['kv-offload-backend'];
-  const dram =
-    kv === 'dram'
-      ? totalCpuDramGb(runnersCfg, {
-          runner: c.runner,
-          utilization: item['dram-utilization']!,
-          gpus: prefill.tp * prefill.pp * prefill['pcp-size'],
-          multiNode: true,
-          tp: prefill.tp,
-          pp: prefill.pp,
-          pcp: prefill['pcp-size'],
-        })
-      : 0;
+  // Only prefill offloads KV to host DRAM; decode does not.
+  const dram = dramBudget(c, runnersCfg, item, kv, {
+    tp: prefill.tp,
+    pp: prefill.pp,
+    pcp: prefill['pcp-size'],
+    multiNode: true,
+  });
   const rows: MultiNodeAgenticRow[] = [];
   for (const runner of runners) {
     // One concurrency per allocation: a multi-node agentic point holds its nodes for the whole replay.
