@@ -6,7 +6,13 @@ import type { MatrixRow } from '../schema/matrix-row.ts';
 import type { RunnerConfig } from '../schema/runners.ts';
 import { MatrixError } from './errors.ts';
 import { applyEvalMode, type EvalGrouping, type EvalMode } from './evals.ts';
-import { type FullSweepOptions, fullSweep, type TestConfigOptions, testConfig } from './generate.ts';
+import {
+  checkFullSweepOptions,
+  type FullSweepOptions,
+  fullSweep,
+  type TestConfigOptions,
+  testConfig,
+} from './generate.ts';
 
 /** One generator invocation end to end: flags → loaded configs → rows → eval policy (matrix-spec §5.4). */
 
@@ -67,14 +73,7 @@ export async function loadInputs(
 
 export async function buildMatrix(req: GeneratorRequest): Promise<MatrixRow[]> {
   // Flag errors come before any file is read, as in the reference.
-  if (req.command === 'full-sweep') {
-    const step = req.options.stepSize ?? 2;
-    if (step <= 1) throw new MatrixError('--step-size must be greater than 1', { usage: true });
-    const { minConc, maxConc } = req.options;
-    if (minConc !== undefined && maxConc !== undefined && minConc > maxConc) {
-      throw new MatrixError('--min-conc must be less than or equal to --max-conc', { usage: true });
-    }
-  }
+  if (req.command === 'full-sweep') checkFullSweepOptions(req.options);
   const cache = req.cache === false ? undefined : openParseCache(defaultCacheDir());
   const { configs, runners } = await loadInputs(req.configFiles, req.runnerConfig, { cache });
   const rows =

@@ -321,16 +321,21 @@ function multiNodeAgenticRows(
   return rows;
 }
 
+/** Flag combinations full-sweep rejects before reading any file, as the reference does. */
+export function checkFullSweepOptions(opts: FullSweepOptions): void {
+  if ((opts.stepSize ?? 2) <= 1) throw new MatrixError('--step-size must be greater than 1', { usage: true });
+  if (opts.minConc !== undefined && opts.maxConc !== undefined && opts.minConc > opts.maxConc) {
+    throw new MatrixError('--min-conc must be less than or equal to --max-conc', { usage: true });
+  }
+}
+
 export function fullSweep(
   configs: MasterConfigs,
   runners: RunnerConfig,
   opts: FullSweepOptions,
 ): MatrixRow[] {
+  checkFullSweepOptions(opts);
   const step = opts.stepSize ?? 2;
-  if (step <= 1) throw new MatrixError('--step-size must be greater than 1', { usage: true });
-  if (opts.minConc !== undefined && opts.maxConc !== undefined && opts.minConc > opts.maxConc) {
-    throw new MatrixError('--min-conc must be less than or equal to --max-conc', { usage: true });
-  }
   if (opts.runnerType) {
     const invalid = [...new Set(opts.runnerType.filter((r) => !(r in runners.labels)))];
     if (invalid.length > 0) {
