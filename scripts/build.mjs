@@ -1,7 +1,7 @@
 // Bundles the CLI into one ES module so a command starts by loading a single file (matters for the
 // whole-process speed of `infx matrix`, see bench/matrix.ts).
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -16,6 +16,9 @@ function sourceHash() {
     hash.update(f).update('\0').update(readFileSync(f)).update('\0');
   return hash.digest('hex').slice(0, 16);
 }
+
+// Chunk names carry content hashes: start clean so stale chunks never pile up.
+rmSync('dist', { recursive: true, force: true });
 
 await build({
   // Split so that code only some runs need (zod and the schemas, on a parse-cache miss) loads on demand.

@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
+import { afterAll } from 'vitest';
 import type { CliIO } from '../src/cli/io.ts';
 import { run } from '../src/cli/main.ts';
 
@@ -19,8 +20,17 @@ if (!fixturesAvailable) console.warn(`skipping fixture tests: ${FIXTURES_SKIP_RE
 
 export const fixture = (...parts: string[]) => join(FIXTURES, ...parts);
 
+const created: string[] = [];
+// Test files run isolated, so each one that uses these helpers gets this hook once.
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temporary directory, removed after the test file. */
 export function tmpDir(prefix = 'infx-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  created.push(dir);
+  return dir;
 }
 
 /** Writes `value` as YAML (or `text` verbatim when a string is given) and returns the path. */

@@ -407,10 +407,7 @@ export const SingleNodeMasterEntrySchema = closed(
   {
     ...commonTop,
     multinode: z.literal(false, {
-      error: (iss) =>
-        iss.input === undefined
-          ? 'required key is missing (true or false)'
-          : 'must be false for a single-node config',
+      error: 'must be true (multi-node config with prefill/decode workers) or false (single-node config)',
     }),
     disagg: z
       .literal(false, {
