@@ -1,4 +1,5 @@
-import { canonicalJson } from '../matrix/json.ts';
+import { recipeKey as curveKey } from '../matrix/recipe.ts';
+import { isAgentic, type Row } from '../matrix/row-facts.ts';
 import type { MatrixRow } from '../schema/matrix-row.ts';
 import { ChangelogError } from './errors.ts';
 
@@ -8,16 +9,7 @@ import { ChangelogError } from './errors.ts';
  * existing visual curve on its one unchanged image.
  */
 
-type Row = Record<string, unknown>;
-
-const NOT_CURVE = new Set(['conc', 'exp-name', 'recipe-fingerprint']);
-
-function curveKey(r: Row): string {
-  const rest: Row = {};
-  for (const k of Object.keys(r)) if (!NOT_CURVE.has(k)) rest[k] = r[k];
-  return canonicalJson(rest);
-}
-
+/** A row's concurrencies, refusing anything but an int or a non-empty list of ints. */
 function concsOf(r: Row): number[] {
   const c = r.conc;
   const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
@@ -30,7 +22,7 @@ const hardware = (w: unknown) => (typeof w === 'object' && w !== null ? ((w as R
 
 /** What a dashboard draws as one curve family: images may not change within it in an append-only run. */
 function visualSeriesKey(r: Row): string {
-  const agentic = r['scenario-type'] === 'agentic-coding';
+  const agentic = isAgentic(r);
   const kv = r['kv-offloading'];
   return JSON.stringify([
     r.model ?? null,

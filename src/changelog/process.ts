@@ -1,8 +1,7 @@
 import type { MasterConfigs } from '../config/load.ts';
-import { addBenchmarkRow, addEvalRow, emptyBuckets } from '../matrix/buckets.ts';
+import { bucketSweep } from '../matrix/buckets.ts';
 import { applyEvalMode } from '../matrix/evals.ts';
 import { testConfig } from '../matrix/generate.ts';
-import { recipeFingerprint, trimConc } from '../matrix/recipe.ts';
 import type { ChangelogEntry } from '../schema/changelog-entry.ts';
 import { SCENARIO_TYPES, type ScenarioType } from '../schema/enums.ts';
 import type { MatrixRow } from '../schema/matrix-row.ts';
@@ -105,14 +104,8 @@ export function processChangelogEntries(
     }
   }
 
-  const buckets = emptyBuckets();
-  for (const row of opts.trimConc ? trimConc(bench) : bench) {
-    (row as Record<string, unknown>)['recipe-fingerprint'] = recipeFingerprint(row);
-    addBenchmarkRow(buckets, row);
-  }
-  for (const row of evals) addEvalRow(buckets, row);
   return {
-    ...buckets,
+    ...bucketSweep(bench, evals, Boolean(opts.trimConc)),
     changelog_metadata: { entries: [...entries], ...(appendOnly ? { 'append-only': true as const } : {}) },
   };
 }

@@ -38,20 +38,9 @@ export function registerMatrixPolicy(matrix: Command, io: CliIO, setExit: (code:
         format: string;
       }) => {
         try {
-          const [{ MatrixSchema }, { formatPlan, planSweep }, { MatrixError }] = await Promise.all([
-            import('../schema/matrix-row.ts'),
-            import('../matrix/plan.ts'),
-            import('../matrix/errors.ts'),
-          ]);
-          const raw = await readJsonInput(flags.matrix, io, 'matrix');
-          const parsed = MatrixSchema.safeParse(raw);
-          if (!parsed.success) {
-            const first = parsed.error.issues[0];
-            throw new MatrixError(
-              `the input is not a generated matrix (row ${String(first?.path[0] ?? '?')}: ${first?.message ?? 'invalid'})`,
-            );
-          }
-          const plan = planSweep(raw as never, {
+          const { formatPlan, parseMatrix, planSweep } = await import('../matrix/plan.ts');
+          const matrix = parseMatrix(await readJsonInput(flags.matrix, io, 'matrix'));
+          const plan = planSweep(matrix, {
             labels: flags.labels,
             event: flags.event,
             evalGrouping: flags.evalGrouping,

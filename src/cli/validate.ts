@@ -1,7 +1,5 @@
-import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import { errorsOf, formatDiagnostic, sortDiagnostics } from '../config/diagnostics.ts';
-import { loadMasterConfigs, loadRunnerConfig } from '../config/load.ts';
+import { formatDiagnostic } from '../config/diagnostics.ts';
 import { DEFAULT_RUNNER_CONFIG } from '../matrix/build.ts';
 import { reportError } from './common.ts';
 import type { CliIO } from './io.ts';
@@ -16,42 +14,32 @@ export function registerValidate(program: Command, io: CliIO, setExit: (code: nu
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (flags: { configFiles: string[]; runnerConfig?: string; format: 'text' | 'json' }) => {
       try {
-        const [{ lintConfigs }, { formatSummary, summarizeConfigs }] = await Promise.all([
-          import('../config/lint.ts'),
+        const [{ validateConfigs }, { formatSummary }] = await Promise.all([
+          import('../matrix/validate.ts'),
           import('../matrix/summary.ts'),
         ]);
-        const runnerFile =
-          flags.runnerConfig ?? (existsSync(DEFAULT_RUNNER_CONFIG) ? DEFAULT_RUNNER_CONFIG : undefined);
-        const masters = await loadMasterConfigs(flags.configFiles);
-        const runners = runnerFile ? await loadRunnerConfig(runnerFile) : undefined;
-        const found = [...masters.diagnostics, ...(runners?.diagnostics ?? [])];
-        const errors = errorsOf(found);
-        const lint = errors.length === 0 ? lintConfigs(masters.value, runners?.value) : [];
-        const diagnostics = sortDiagnostics([...found, ...lint]);
-        const summary =
-          errors.length === 0
-            ? summarizeConfigs(masters.value, runners?.value ?? { labels: {}, hardware: {} })
-            : undefined;
+        const report = await validateConfigs(flags.configFiles, flags.runnerConfig);
+        const { diagnostics, errors, summary } = report;
         if (flags.format === 'json') {
           io.stdout(
-            `${JSON.stringify({ valid: errors.length === 0, diagnostics, summary: summary ?? null }, null, 2)}\n`,
+            `${JSON.stringify({ valid: errors === 0, diagnostics, summary: summary ?? null }, null, 2)}\n`,
           );
         } else {
           for (const d of diagnostics) io.stderr(`${formatDiagnostic(d)}\n`);
           if (summary) io.stdout(formatSummary(summary));
-          if (!runnerFile) {
+          if (!report.runnerConfig) {
             io.stderr(
               `note: no runner config given (and no ${DEFAULT_RUNNER_CONFIG} here): runner labels and agentic DRAM budgets were not checked\n`,
             );
           }
-          const warnings = diagnostics.length - errors.length;
+          const warnings = diagnostics.length - errors;
           io.stderr(
-            errors.length > 0
-              ? `error: ${errors.length} error(s), ${warnings} warning(s): fix the errors above and run again\n`
+            errors > 0
+              ? `error: ${errors} error(s), ${warnings} warning(s): fix the errors above and run again\n`
               : `ok: ${flags.configFiles.length} file(s) valid${warnings > 0 ? ` (${warnings} warning(s))` : ''}\n`,
           );
         }
-        setExit(errors.length > 0 ? 1 : 0);
+        setExit(errors > 0 ? 1 : 0);
       } catch (err) {
         setExit(reportError(err, io));
       }

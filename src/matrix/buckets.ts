@@ -1,13 +1,10 @@
 import type { MatrixRow } from '../schema/matrix-row.ts';
 import type { SweepBuckets } from '../schema/sweep-plan.ts';
 import { seqLenName } from './naming.ts';
+import { recipeFingerprint, trimConc } from './recipe.ts';
+import { isAgentic, isMultiNode as isMulti, type Row } from './row-facts.ts';
 
 /** The reference's buckets of a sweep (matrix-spec §8.2 step 6). */
-
-type Row = Record<string, unknown>;
-
-const isAgentic = (r: Row) => r['scenario-type'] === 'agentic-coding';
-const isMulti = (r: Row) => r.prefill != null;
 
 export function emptyBuckets(): SweepBuckets {
   return {
@@ -33,4 +30,18 @@ export function addEvalRow(b: SweepBuckets, row: MatrixRow): void {
   const r = row as Row;
   if (isAgentic(r)) (isMulti(r) ? b.multinode_agentic_evals : b.agentic_evals).push(row);
   else (isMulti(r) ? b.multinode_evals : b.evals).push(row);
+}
+
+/**
+ * Benchmark rows (trimmed with sweep-enabled, each with its recipe fingerprint) and eval rows (no
+ * fingerprint) in their buckets, as the changelog processor emits them.
+ */
+export function bucketSweep(bench: MatrixRow[], evals: readonly MatrixRow[], trim: boolean): SweepBuckets {
+  const buckets = emptyBuckets();
+  for (const row of trim ? trimConc(bench) : bench) {
+    (row as Row)['recipe-fingerprint'] = recipeFingerprint(row);
+    addBenchmarkRow(buckets, row);
+  }
+  for (const row of evals) addEvalRow(buckets, row);
+  return buckets;
 }

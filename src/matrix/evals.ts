@@ -1,5 +1,5 @@
 import type { MatrixRow } from '../schema/matrix-row.ts';
-import { canonicalJson } from './json.ts';
+import { concsOf, isAgentic, isMultiNode as isMulti, keyWithout, type Row } from './row-facts.ts';
 
 /** Which rows also run an accuracy eval (matrix-spec §7). */
 
@@ -13,21 +13,12 @@ export type EvalMode = (typeof EVAL_MODES)[number];
 export const EVAL_GROUPINGS = ['reference', 'topology'] as const;
 export type EvalGrouping = (typeof EVAL_GROUPINGS)[number];
 
-type Row = Record<string, unknown>;
-
-const isAgentic = (r: Row) => r['scenario-type'] === 'agentic-coding';
-const isMulti = (r: Row) => r.prefill != null;
 const is8k1k = (r: Row) => r.isl === 8192 && r.osl === 1024;
-const concsOf = (r: Row): number[] => (Array.isArray(r.conc) ? (r.conc as number[]) : [r.conc as number]);
 
 const NOT_TOPOLOGY = new Set(['conc', 'run-eval', 'eval-only', 'eval-conc', 'eval-all-concs', 'exp-name']);
 
 /** Every field except concurrency, naming and eval bookkeeping; nested objects compared key-order-insensitively. */
-export function parallelismKey(r: Row): string {
-  const rest: Row = {};
-  for (const k of Object.keys(r)) if (!NOT_TOPOLOGY.has(k)) rest[k] = r[k];
-  return canonicalJson(rest);
-}
+export const parallelismKey = (r: Row): string => keyWithout(r, NOT_TOPOLOGY);
 
 function groupBy(rows: Row[], key: (r: Row) => string): Map<string, Row[]> {
   const groups = new Map<string, Row[]>();

@@ -21,13 +21,6 @@ export const PRIMARY_LABELS: Readonly<Record<string, PrimaryLabelPolicy>> = {
 
 /** all-evals expands evals (throughput kept); evals-only drops throughput; agentx-fast shortens agentic runs. */
 export const MODIFIER_LABELS = ['all-evals', 'evals-only', 'agentx-fast'] as const;
-export const POLICY_LABELS = [
-  'skip_queue',
-  'ci-patchwork',
-  'engine-patch',
-  'ci-patchwork-waived',
-  'ci-checklist-complete',
-] as const;
 
 export const CONFLICTING_LABELS_MESSAGE = 'PR has multiple conflicting sweep labels. Pick exactly one.';
 

@@ -1,11 +1,11 @@
-import type { MatrixRow } from '../schema/matrix-row.ts';
+import { type MatrixRow, MatrixSchema } from '../schema/matrix-row.ts';
 import type { JobFamily, SweepBuckets, SweepPlan } from '../schema/sweep-plan.ts';
-import { addBenchmarkRow, addEvalRow, emptyBuckets } from './buckets.ts';
+import { bucketSweep, emptyBuckets } from './buckets.ts';
 import { MatrixError } from './errors.ts';
 import { applyEvalMode, type EvalGrouping } from './evals.ts';
 import { canonicalJson } from './json.ts';
 import { decideLabels } from './labels.ts';
-import { recipeFingerprint, trimConc } from './recipe.ts';
+import { isAgentic, type Row } from './row-facts.ts';
 
 /**
  * The plan the reference workflow would execute for a generated matrix and a set of labels: benchmark
@@ -13,9 +13,6 @@ import { recipeFingerprint, trimConc } from './recipe.ts';
  * canary and fail-fast per job family (matrix-spec §8.2, §9; changelog-pr-spec §3).
  */
 
-type Row = Record<string, unknown>;
-
-const isAgentic = (r: Row) => r['scenario-type'] === 'agentic-coding';
 const EVAL_FIELDS = ['run-eval', 'eval-only', 'eval-conc', 'eval-all-concs'];
 const DISPATCHED = new Set(['1k1k', '8k1k', 'agentic']);
 
@@ -73,22 +70,28 @@ export interface PlanOptions {
   evalGrouping?: EvalGrouping | undefined;
 }
 
+/** A generated matrix read from JSON (a file or stdin), checked against the row schemas. */
+export function parseMatrix(raw: unknown): MatrixRow[] {
+  const parsed = MatrixSchema.safeParse(raw);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new MatrixError(
+      `the input is not a generated matrix (row ${String(first?.path[0] ?? '?')}: ${first?.message ?? 'invalid'})`,
+    );
+  }
+  return raw as MatrixRow[];
+}
+
 export function planSweep(matrix: MatrixRow[], opts: PlanOptions): SweepPlan {
   const d = decideLabels(opts.labels, opts.event);
   const bench = matrix.map(benchmarkRow);
-  const buckets = emptyBuckets();
   const warnings = [...d.warnings];
   const throughput = !d.evalsOnly;
+  let buckets = emptyBuckets();
   if (d.runs) {
     const evalInput = bench.map((r) => structuredClone(r));
     const evalRows = applyEvalMode(evalInput, d.allEvals ? 'all-evals' : 'evals-only', opts.evalGrouping);
-    if (throughput) {
-      for (const row of d.policy.trimConc ? trimConc(bench) : bench) {
-        (row as Row)['recipe-fingerprint'] = recipeFingerprint(row);
-        addBenchmarkRow(buckets, row);
-      }
-    }
-    for (const row of evalRows) addEvalRow(buckets, row);
+    buckets = bucketSweep(throughput ? bench : [], evalRows, d.policy.trimConc);
   }
   const canary = d.runs && d.policy.canary ? pickCanary(buckets) : null;
   const remaining: Record<string, MatrixRow[]> = {};

@@ -1,18 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { MatrixRow } from '../schema/matrix-row.ts';
-import { canonicalJson } from './json.ts';
+import { concsOf, keyWithout, type Row } from './row-facts.ts';
 
 /** Identity of a recipe (a curve) across its concurrencies (matrix-spec §6.6, §8.2). */
 
-type Row = Record<string, unknown>;
-
-function without(row: Row, keys: ReadonlySet<string>): Row {
-  const out: Row = {};
-  for (const k of Object.keys(row)) if (!keys.has(k)) out[k] = row[k];
-  return out;
-}
-
 const NOT_RECIPE = new Set(['conc', 'exp-name', 'recipe-fingerprint']);
+
+/** Every field except `conc`, `exp-name` and `recipe-fingerprint`: the same for all points of one curve. */
+export const recipeKey = (row: MatrixRow | Row): string => keyWithout(row as Row, NOT_RECIPE);
 
 /**
  * SHA-256 of the canonical JSON of the row without `conc`, `exp-name` and `recipe-fingerprint`: rows of one
@@ -20,13 +15,10 @@ const NOT_RECIPE = new Set(['conc', 'exp-name', 'recipe-fingerprint']);
  * generator's benchmark row (fixed rows carry `"run-eval": false`; agentic benchmark rows no run-eval).
  */
 export function recipeFingerprint(row: MatrixRow): string {
-  return createHash('sha256')
-    .update(canonicalJson(without(row as Row, NOT_RECIPE)))
-    .digest('hex');
+  return createHash('sha256').update(recipeKey(row)).digest('hex');
 }
 
 const NOT_TRIM_KEY = new Set(['conc', 'exp-name']);
-const concsOf = (r: Row): number[] => (Array.isArray(r.conc) ? (r.conc as number[]) : [r.conc as number]);
 
 /**
  * `--trim-conc` (label sweep-enabled): each single-node recipe keeps only its lowest-concurrency row
@@ -36,7 +28,7 @@ export function trimConc(rows: MatrixRow[]): MatrixRow[] {
   const lowest = new Map<string, Row>();
   for (const r of rows as unknown as Row[]) {
     if (r.prefill != null) continue;
-    const key = canonicalJson(without(r, NOT_TRIM_KEY));
+    const key = keyWithout(r, NOT_TRIM_KEY);
     const cur = lowest.get(key);
     if (!cur || Math.min(...concsOf(r)) < Math.min(...concsOf(cur))) lowest.set(key, r);
   }

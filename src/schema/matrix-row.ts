@@ -135,11 +135,3 @@ export type MultiNodeFixedRow = z.infer<typeof MultiNodeFixedRowSchema>;
 export type SingleNodeAgenticRow = z.infer<typeof SingleNodeAgenticRowSchema>;
 export type MultiNodeAgenticRow = z.infer<typeof MultiNodeAgenticRowSchema>;
 export type MatrixRow = SingleNodeFixedRow | MultiNodeFixedRow | SingleNodeAgenticRow | MultiNodeAgenticRow;
-
-/** Validates one row against the schema of its kind (agentic or fixed, multi-node iff it has `prefill`). */
-export function rowSchemaFor(row: Record<string, unknown>) {
-  const multi = 'prefill' in row;
-  if (row['scenario-type'] === 'agentic-coding')
-    return multi ? MultiNodeAgenticRowSchema : SingleNodeAgenticRowSchema;
-  return multi ? MultiNodeFixedRowSchema : SingleNodeFixedRowSchema;
-}
