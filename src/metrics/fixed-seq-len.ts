@@ -1,0 +1,189 @@
+import { POINT_RESULT_SCHEMA_VERSION, type PointResult } from '../schema/point-result.ts';
+import type { ErrorCategory, RequestRecord } from '../schema/request-record.ts';
+import { interactivityOf, latencyOf, throughputOf } from './measure.ts';
+import { benchmarkRecords, endOf, outcomeOf, type TokenSource, tokensOf } from './records.ts';
+import { steadyStateMetrics, steadyStateWindow } from './steady-state.ts';
+
+/** The parts of a PointResult that are facts about the run, not computed from its records. */
+export type PointMeta = Pick<
+  PointResult,
+  'tool' | 'createdAt' | 'seed' | 'target' | 'workload' | 'load' | 'gpus' | 'client'
+>;
+
+export interface AggregateInput extends PointMeta {
+  /** Every record of the point, warmup and benchmark, in any order. */
+  records: readonly RequestRecord[];
+  /** Wall-clock time (Unix ms) at the records' monotonic clock origin. */
+  clockOriginUnixMs: number;
+  /** Largest failure rate that still passes the gate (the reference uses 0.05). */
+  maxFailureRate: number;
+}
+
+/** Messages kept per error category in `errors.samples`. */
+export const ERROR_SAMPLES_PER_CATEGORY = 3;
+
+type Counts = PointResult['counts'];
+type Errors = PointResult['errors'];
+type Gate = PointResult['gate'];
+
+function countBy(records: readonly RequestRecord[]): Partial<Record<ErrorCategory, number>> {
+  const out: Partial<Record<ErrorCategory, number>> = {};
+  for (const r of records) {
+    const c = r.error?.category ?? 'other';
+    out[c] = (out[c] ?? 0) + 1;
+  }
+  return out;
+}
+
+/** Benchmark failures first, then warmup ones; distinct messages only, so samples tell different stories. */
+function errorSamples(failures: readonly RequestRecord[]): Errors['samples'] {
+  const seen = new Map<ErrorCategory, Set<string>>();
+  const samples: Errors['samples'] = [];
+  for (const r of failures) {
+    const category = r.error?.category ?? 'other';
+    const message = r.error?.message ?? '(the client recorded no error message)';
+    const set = seen.get(category) ?? new Set<string>();
+    seen.set(category, set);
+    if (set.size >= ERROR_SAMPLES_PER_CATEGORY || set.has(message)) continue;
+    set.add(message);
+    samples.push({ category, message });
+  }
+  return samples;
+}
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+/**
+ * The failure gate. The reference fails a point when 1 − completed/num_prompts > 0.05; infx compares
+ * failed/scheduled (cancellations at the end of the run are not the server's failures) with the same
+ * inclusive bound, and also fails a point where nothing completed, which would otherwise pass with
+ * every latency unmeasured.
+ */
+function gateOf(counts: Counts, maxFailureRate: number): Gate {
+  const fail = (reason: string): Gate => ({ maxFailureRate, passed: false, reason });
+  if (counts.scheduled === 0) return fail('no benchmark request was sent');
+  if (counts.completed === 0) {
+    return fail(
+      `no request completed (${counts.failed} failed, ${counts.cancelled} cancelled of ${counts.scheduled})`,
+    );
+  }
+  if (counts.failureRate > maxFailureRate) {
+    return fail(
+      `request failure rate ${pct(counts.failureRate)} > ${pct(maxFailureRate)} ` +
+        `(${counts.failed} of ${counts.scheduled} failed)`,
+    );
+  }
+  return { maxFailureRate, passed: true, reason: null };
+}
+
+function combinedSource(sources: ReadonlySet<TokenSource>): PointResult['tokens']['source'] {
+  if (sources.size === 0) return 'none';
+  if (sources.size === 1) {
+    const [only] = sources;
+    return only === 'none' ? 'none' : only!;
+  }
+  return 'mixed';
+}
+
+/**
+ * Aggregates one fixed-seq-len point (spec §4.2) from its request records.
+ *
+ * Only successful benchmark-phase requests feed latency, throughput and token totals; warmup never
+ * does. The measured window runs from the first benchmark request sent to the last one finished, drain
+ * tail included, as the reference's `duration` does (warmup is outside it).
+ *
+ * `counts.failureRate` = failed / scheduled, where scheduled counts every benchmark request (cancelled
+ * ones too) and failed excludes cancellations; it is 0 when nothing was scheduled (the gate fails that
+ * point on its own).
+ */
+export function aggregatePoint(input: AggregateInput): PointResult {
+  const bench = benchmarkRecords(input.records);
+  const warmup = input.records.filter((r) => r.phase === 'warmup').sort((a, b) => a.index - b.index);
+  const successes: RequestRecord[] = [];
+  const failures: RequestRecord[] = [];
+  let cancelled = 0;
+  for (const r of bench) {
+    const o = outcomeOf(r);
+    if (o === 'completed') successes.push(r);
+    else if (o === 'failed') failures.push(r);
+    else cancelled++;
+  }
+  const warmupFailures = warmup.filter((r) => outcomeOf(r) === 'failed');
+
+  const inputTokens: number[] = [];
+  const outputTokens: number[] = [];
+  const sources = new Set<TokenSource>();
+  const mismatch = { input: 0, output: 0 };
+  let shortOutput = 0;
+  for (const r of successes) {
+    const t = tokensOf(r);
+    inputTokens.push(t.input);
+    outputTokens.push(t.output);
+    sources.add(t.inputSource).add(t.outputSource);
+    if (r.inputTokens.server !== null && r.inputTokens.server !== r.inputTokens.client) mismatch.input++;
+    const { server, client, requested } = r.outputTokens;
+    if (server !== null && client !== null && server !== client) mismatch.output++;
+    // Without ignore_eos a short answer is a normal stop; with it, the stream was cut.
+    if (input.workload.ignoreEos && t.outputSource !== 'none' && t.output < requested) shortOutput++;
+  }
+  const totalInput = inputTokens.reduce((a, b) => a + b, 0);
+  const totalOutput = outputTokens.reduce((a, b) => a + b, 0);
+
+  // Loops, not Math.min(...spread): a point can hold more records than a call has argument slots.
+  let startMs = bench.length > 0 ? Number.POSITIVE_INFINITY : 0;
+  let endMs = bench.length > 0 ? Number.NEGATIVE_INFINITY : 0;
+  for (const r of bench) {
+    startMs = Math.min(startMs, r.sentMs);
+    endMs = Math.max(endMs, endOf(r));
+  }
+  const durationS = (endMs - startMs) / 1000;
+
+  const counts: Counts = {
+    scheduled: bench.length,
+    completed: successes.length,
+    failed: failures.length,
+    cancelled,
+    failureRate: bench.length > 0 ? failures.length / bench.length : 0,
+    warmupCompleted: warmup.filter((r) => outcomeOf(r) === 'completed').length,
+    warmupFailed: warmupFailures.length,
+    shortOutput,
+  };
+  const { latency, queueInclusive } = latencyOf(successes, outputTokens);
+  const window = steadyStateWindow(bench, input.load.concurrency);
+  const gate = gateOf(counts, input.maxFailureRate);
+
+  return {
+    schemaVersion: POINT_RESULT_SCHEMA_VERSION,
+    kind: 'point-result',
+    tool: input.tool,
+    createdAt: input.createdAt,
+    seed: input.seed,
+    target: input.target,
+    workload: input.workload,
+    load: input.load,
+    gpus: input.gpus,
+    timing: {
+      clockOriginUnixMs: input.clockOriginUnixMs,
+      startMs,
+      endMs,
+      durationS,
+      startUnixMs: input.clockOriginUnixMs + startMs,
+      endUnixMs: input.clockOriginUnixMs + endMs,
+    },
+    counts,
+    tokens: { totalInput, totalOutput, source: combinedSource(sources), mismatch },
+    errors: {
+      byCategory: countBy(failures),
+      warmupByCategory: countBy(warmupFailures),
+      samples: errorSamples([...failures, ...warmupFailures]),
+    },
+    throughput: throughputOf(successes.length, totalInput, totalOutput, durationS, input.gpus),
+    latency,
+    queueInclusive,
+    interactivity: interactivityOf(latency.tpotMs),
+    steadyState: window && steadyStateMetrics(window, successes, inputTokens, outputTokens, input.gpus),
+    client: input.client,
+    gate,
+    valid: gate.passed && !input.client.clientLimited,
+  };
+}
