@@ -22,7 +22,8 @@ rmSync('dist', { recursive: true, force: true });
 
 await build({
   // Split so that code only some runs need (zod and the schemas, on a parse-cache miss) loads on demand.
-  entryPoints: { infx: 'src/cli/bin.ts' },
+  // The client's worker threads load their own entry, next to the CLI's.
+  entryPoints: { infx: 'src/cli/bin.ts', 'client-worker': 'src/client/worker.ts' },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
   splitting: true,

@@ -1,8 +1,10 @@
 import { Command, CommanderError } from 'commander';
+import { registerBench } from './bench.ts';
 import { registerDemo } from './demo.ts';
 import { type CliIO, processIO } from './io.ts';
 import { registerMatrix } from './matrix.ts';
 import { registerSchema } from './schema.ts';
+import { registerSim } from './sim.ts';
 import { registerValidate } from './validate.ts';
 
 export const VERSION = '0.1.0';
@@ -23,6 +25,8 @@ export async function run(argv: readonly string[], io: CliIO = processIO): Promi
   registerValidate(program, io, setExit);
   registerMatrix(program, io, setExit);
   registerSchema(program, io, setExit);
+  registerBench(program, io, setExit, VERSION);
+  registerSim(program, io, setExit);
   registerDemo(program, io);
   program.commands.forEach(function configure(cmd: Command) {
     cmd

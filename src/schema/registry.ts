@@ -2,9 +2,13 @@ import * as z from 'zod';
 import { ChangelogEntrySchema } from './changelog-entry.ts';
 import { CiPriorityPolicySchema } from './ci-priority.ts';
 import { DiagnosticSchema } from './diagnostic.ts';
+import { InferencexRawResultSchema } from './inferencex-result.ts';
 import { MasterConfigFileSchema, MasterEntrySchema } from './master-config.ts';
 import { MatrixRowSchema, MatrixSchema } from './matrix-row.ts';
+import { PointResultSchema } from './point-result.ts';
+import { RequestRecordSchema } from './request-record.ts';
 import { RunnerConfigSchema } from './runners.ts';
+import { ScriptedScriptSchema } from './scripted-script.ts';
 import { SweepPlanSchema } from './sweep-plan.ts';
 
 /** Every contract that crosses a boundary, by the name `infx schema NAME` exports it under. */
@@ -33,6 +37,26 @@ export const SCHEMAS = {
   'matrix-row': { schema: MatrixRowSchema, io: 'output', about: 'one row printed by infx matrix' },
   matrix: { schema: MatrixSchema, io: 'output', about: 'the JSON array printed by infx matrix' },
   'sweep-plan': { schema: SweepPlanSchema, io: 'output', about: 'infx matrix plan --format json' },
+  'request-record': {
+    schema: RequestRecordSchema,
+    io: 'output',
+    about: 'one line of requests.jsonl written by infx bench: one request, warmup and errors included',
+  },
+  'point-result': {
+    schema: PointResultSchema,
+    io: 'output',
+    about: 'result.json written by infx bench: every metric of one benchmark point',
+  },
+  'inferencex-result': {
+    schema: InferencexRawResultSchema,
+    io: 'output',
+    about: "inferencex.json written by infx bench --format inferencex: the reference client's raw result",
+  },
+  'scripted-script': {
+    schema: ScriptedScriptSchema,
+    io: 'input',
+    about: 'the script of infx sim scripted: per-request timing and faults of the scripted test server',
+  },
   diagnostic: {
     schema: DiagnosticSchema,
     io: 'output',

@@ -1,0 +1,111 @@
+/**
+ * Interprets the data events of an OpenAI-compatible stream (completions or chat) as tokens, usage and
+ * finish. Timestamps are passed in by the caller, taken when the socket read that carried the events
+ * completed, so JSON parsing never moves them.
+ *
+ * Deliberate differences from the reference client (client-metrics-spec §3.1, §11):
+ * - chat: a role-only or empty delta is not a token, so TTFT is the first chunk carrying text on any
+ *   channel (content, reasoning, tool call), not the first chunk with choices;
+ * - both endpoints: the last token is the last token-carrying chunk; a usage-only chunk never extends E2EL.
+ */
+
+export type Endpoint = 'chat' | 'completions';
+
+export interface StreamState {
+  firstTokenMs: number | null;
+  lastTokenMs: number | null;
+  chunkGapsMs: number[];
+  contentChunks: number;
+  reasoningChunks: number;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  finished: boolean;
+  done: boolean;
+  /** Generated text (all channels), for the client-side token count. */
+  text: string[];
+  /** An error object sent inside the stream, or a payload that was not JSON. */
+  streamError: { kind: 'server' | 'malformed'; message: string } | null;
+}
+
+export function newStreamState(): StreamState {
+  return {
+    firstTokenMs: null,
+    lastTokenMs: null,
+    chunkGapsMs: [],
+    contentChunks: 0,
+    reasoningChunks: 0,
+    promptTokens: null,
+    completionTokens: null,
+    finished: false,
+    done: false,
+    text: [],
+    streamError: null,
+  };
+}
+
+type Json = Record<string, unknown>;
+
+/** Applies one `data:` payload received at time `t`. Returns false once the stream must stop being read. */
+export function applyEvent(state: StreamState, endpoint: Endpoint, payload: string, t: number): boolean {
+  if (payload === '[DONE]') {
+    state.done = true;
+    return false;
+  }
+  let event: Json;
+  try {
+    event = JSON.parse(payload) as Json;
+  } catch {
+    state.streamError = { kind: 'malformed', message: `not JSON: ${payload.slice(0, 120)}` };
+    return false;
+  }
+  if (event === null || typeof event !== 'object') {
+    state.streamError = { kind: 'malformed', message: `not a JSON object: ${payload.slice(0, 120)}` };
+    return false;
+  }
+  if (event.error) {
+    const err = event.error as Json;
+    const message = typeof err === 'object' && typeof err.message === 'string' ? err.message : payload;
+    state.streamError = { kind: 'server', message: message.slice(0, 500) };
+    return false;
+  }
+  const usage = event.usage as Json | null | undefined;
+  if (usage && typeof usage === 'object') {
+    if (typeof usage.prompt_tokens === 'number') state.promptTokens = usage.prompt_tokens;
+    if (typeof usage.completion_tokens === 'number') state.completionTokens = usage.completion_tokens;
+  }
+  const choices = event.choices;
+  if (!Array.isArray(choices) || choices.length === 0) return true;
+  const choice = choices[0] as Json;
+  if (choice.finish_reason) state.finished = true;
+  const channel = endpoint === 'completions' ? completionToken(choice, state) : chatToken(choice, state);
+  if (channel === null) return true;
+  if (channel === 'content') state.contentChunks++;
+  else state.reasoningChunks++;
+  if (state.firstTokenMs === null) state.firstTokenMs = t;
+  else state.chunkGapsMs.push(t - (state.lastTokenMs as number));
+  state.lastTokenMs = t;
+  return true;
+}
+
+// A completions chunk with a choice is one generated step even when its text is empty (a special token).
+function completionToken(choice: Json, state: StreamState): 'content' | null {
+  if (typeof choice.text === 'string' && choice.text.length > 0) state.text.push(choice.text);
+  else if (choice.finish_reason && choice.text === '') return null;
+  return 'content';
+}
+
+function chatToken(choice: Json, state: StreamState): 'content' | 'reasoning' | null {
+  const delta = choice.delta as Json | undefined;
+  if (!delta || typeof delta !== 'object') return null;
+  const reasoning = delta.reasoning_content ?? delta.reasoning;
+  if (typeof reasoning === 'string' && reasoning.length > 0) {
+    state.text.push(reasoning);
+    return 'reasoning';
+  }
+  if (typeof delta.content === 'string' && delta.content.length > 0) {
+    state.text.push(delta.content);
+    return 'content';
+  }
+  if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) return 'content';
+  return null;
+}

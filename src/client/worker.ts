@@ -1,0 +1,82 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { monotonicMs } from './clock.ts';
+import { watchThread } from './health.ts';
+import { type PhaseRun, runPhase } from './runner.ts';
+import { createTransport } from './transport.ts';
+import type { FromWorker, ToWorker, WorkerInit } from './workers.ts';
+
+/** Entry of a client worker thread (bundled as dist/client-worker.mjs). */
+
+const init = workerData as WorkerInit;
+const port = parentPort!;
+const transport = createTransport({ ...init.transport, baseUrl: new URL(init.transport.baseUrl) });
+const p = init.prompts;
+const bodies = Buffer.from(p.bodies);
+let controller = new AbortController();
+
+const PROGRESS_EVERY_MS = 100;
+
+async function onPhase(msg: Extract<ToWorker, { type: 'phase' }>) {
+  controller = new AbortController();
+  const records: FromWorker & { type: 'phase-done' } = {
+    type: 'phase-done',
+    records: [],
+    texts: [],
+    sendLagsMs: [],
+    health: { eventLoopDelayMs: { p50: 0, p99: 0, max: 0 }, eventLoopUtilization: 0 },
+  };
+  let pending = { done: 0, failed: 0, outputTokens: 0 };
+  let lastSent = monotonicMs();
+  const flush = () => {
+    if (pending.done === 0) return;
+    port.postMessage({ type: 'progress', ...pending } satisfies FromWorker);
+    pending = { done: 0, failed: 0, outputTokens: 0 };
+    lastSent = monotonicMs();
+  };
+  const at = (i: number) => (msg.phase === 'warmup' ? 0 : i);
+  const offsets = msg.offsets;
+  const run: PhaseRun = {
+    phase: msg.phase,
+    worker: init.worker,
+    slots: Math.min(init.slots, msg.count),
+    claim: () => {
+      const i = Atomics.add(msg.counter, 0, 1);
+      return i < msg.count ? i : null;
+    },
+    arrivalMs: offsets ? (i) => msg.startMs + (offsets[i] as number) : () => null,
+    promptIndex: at,
+    body: (i) => bodies.subarray(p.offsets[at(i)] as number, p.offsets[at(i) + 1] as number),
+    maxTokens: (i) => p.maxTokens[at(i)] as number,
+    inputTokens: (i) => ({
+      target: p.targetInputTokens[at(i)] as number,
+      client: p.clientInputTokens[at(i)] as number,
+    }),
+    clockOriginMs: init.clockOriginMs,
+    signal: controller.signal,
+    onRecord: (r, text, lag) => {
+      records.records.push(r);
+      records.texts.push(text);
+      records.sendLagsMs.push(lag);
+      pending.done++;
+      if (!r.ok) pending.failed++;
+      pending.outputTokens += r.outputTokens.server ?? 0;
+      if (monotonicMs() - lastSent >= PROGRESS_EVERY_MS) flush();
+    },
+  };
+  const watch = watchThread();
+  await runPhase(run, transport);
+  records.health = watch.stop();
+  flush();
+  port.postMessage(records);
+}
+
+port.on('message', (msg: ToWorker) => {
+  if (msg.type === 'abort') controller.abort();
+  else
+    onPhase(msg).catch((err: unknown) =>
+      port.postMessage({
+        type: 'error',
+        message: err instanceof Error ? err.message : String(err),
+      } satisfies FromWorker),
+    );
+});

@@ -1,0 +1,231 @@
+import { mkdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { arrivalOffsetsMs } from '../client/arrivals.ts';
+import { assessClient } from '../client/health.ts';
+import { type LoadProgress, type LoadRequest, runLoad } from '../client/load.ts';
+import { buildPayload, endpointPath } from '../client/payload.ts';
+import { ProbeError, probeServer } from '../client/probe.ts';
+import { aggregatePoint } from '../metrics/fixed-seq-len.ts';
+import { toInferencexRaw } from '../metrics/inferencex.ts';
+import type { PointResult } from '../schema/point-result.ts';
+import { buildFixedSeqLenPrompts } from '../workload/fixed-seq-len.ts';
+import { seededRandom } from '../workload/random.ts';
+import { loadTokenizer } from '../workload/tokenizers.ts';
+import { writeFileAtomic, writeLinesAtomic } from './atomic-write.ts';
+
+/**
+ * `infx bench`: one fixed-seq-len point against any OpenAI-compatible server. Builds the prompts, runs
+ * warmup then the measured phase, counts tokens on the client side after the clock stops, aggregates,
+ * and writes `requests.jsonl`, `result.json` (and `inferencex.json` on request) into the output folder.
+ */
+
+export interface BenchOptions {
+  baseUrl: string;
+  model: string;
+  endpoint: 'chat' | 'completions';
+  isl: number;
+  osl: number;
+  randomRangeRatio: number;
+  concurrency: number;
+  numPrompts: number | null;
+  warmup: number | null;
+  requestRate: number | 'inf';
+  burstiness: number;
+  ignoreEos: boolean;
+  tokenizer: string | null;
+  /** Render the tokenizer's chat template in the client (completions endpoint). */
+  chatTemplate: boolean;
+  gpus: number | null;
+  prefillGpus: number | null;
+  decodeGpus: number | null;
+  seed: number;
+  timeoutS: number;
+  maxFailureRate: number;
+  workers: number | 'auto';
+  out: string;
+  formats: ('infx' | 'inferencex')[];
+  apiKey: string | null;
+  version: string;
+}
+
+export interface BenchReport {
+  result: PointResult;
+  outDir: string;
+  files: string[];
+}
+
+export interface BenchHooks {
+  log(line: string): void;
+  onPromptProgress?(done: number, total: number): void;
+  onLoadProgress?(p: LoadProgress): void;
+  signal?: AbortSignal;
+}
+
+/** Bad flag values or combinations: exit 2 with this message. */
+export class BenchUsageError extends Error {}
+/** The run could not start or complete (server unreachable, tokenizer missing): exit 1. */
+export class BenchError extends Error {}
+
+export function checkBenchOptions(o: BenchOptions): void {
+  const problems: string[] = [];
+  if (!/^https?:\/\//.test(o.baseUrl))
+    problems.push(`--base-url must start with http:// or https:// (got '${o.baseUrl}')`);
+  if ((o.prefillGpus === null) !== (o.decodeGpus === null))
+    problems.push('--prefill-gpus and --decode-gpus go together (a disaggregated point needs both pools)');
+  if (
+    o.gpus !== null &&
+    o.prefillGpus !== null &&
+    o.decodeGpus !== null &&
+    o.gpus !== o.prefillGpus + o.decodeGpus
+  )
+    problems.push(
+      `--gpus ${o.gpus} is not --prefill-gpus + --decode-gpus (${o.prefillGpus! + o.decodeGpus!})`,
+    );
+  if (o.chatTemplate && o.endpoint === 'chat')
+    problems.push(
+      '--chat-template renders the template in the client for --endpoint completions; the chat endpoint applies it on the server',
+    );
+  if (o.numPrompts !== null && o.numPrompts < 1) problems.push('--num-prompts must be at least 1');
+  if (o.maxFailureRate < 0 || o.maxFailureRate > 1)
+    problems.push('--max-failure-rate must be between 0 and 1');
+  if (o.randomRangeRatio < 0 || o.randomRangeRatio > 1)
+    problems.push('--random-range-ratio must be between 0 and 1');
+  if (problems.length) throw new BenchUsageError(problems.join('\n'));
+}
+
+/** One worker thread per 512 concurrent streams, never more than the cores left beside the main thread. */
+export function autoWorkers(concurrency: number): number {
+  const spare = Math.max(1, availableParallelism() - 1);
+  return Math.max(1, Math.min(Math.ceil(concurrency / 512), spare, 8));
+}
+
+export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<BenchReport> {
+  checkBenchOptions(o);
+  const baseUrl = new URL(o.baseUrl);
+  const numPrompts = o.numPrompts ?? 10 * o.concurrency;
+  const warmup = o.warmup ?? 2 * o.concurrency;
+  const workers = o.workers === 'auto' ? autoWorkers(o.concurrency) : o.workers;
+
+  let probe: Awaited<ReturnType<typeof probeServer>>;
+  try {
+    probe = await probeServer(baseUrl, 10_000, o.apiKey);
+  } catch (err) {
+    if (err instanceof ProbeError)
+      throw new BenchError(`${err.message}\nIs the server running? Check --base-url.`);
+    throw err;
+  }
+  if (probe.models.length > 0 && !probe.models.includes(o.model))
+    hooks.log(`warning: the server lists models ${probe.models.join(', ')}, not '${o.model}'`);
+  if (probe.timeScale !== null)
+    hooks.log(`the server runs ${probe.timeScale}x faster than real time: latencies are in simulated time`);
+
+  const tokenizer = await loadTokenizer({ path: o.tokenizer ?? undefined });
+  const chatTemplate = o.endpoint === 'chat' ? 'server' : o.chatTemplate ? 'client' : 'none';
+  hooks.log(
+    `building ${numPrompts} prompts (ISL ${o.isl}, OSL ${o.osl}, ratio ${o.randomRangeRatio}) with tokenizer ${tokenizer.name}`,
+  );
+  const prompts = await buildFixedSeqLenPrompts({
+    tokenizer,
+    isl: o.isl,
+    osl: o.osl,
+    randomRangeRatio: o.randomRangeRatio,
+    numPrompts,
+    seed: o.seed,
+    chatTemplate,
+    onProgress: hooks.onPromptProgress,
+  });
+  const payload = { endpoint: o.endpoint, model: o.model, ignoreEos: o.ignoreEos };
+  const requests: LoadRequest[] = prompts.map((p) => ({
+    body: buildPayload(payload, p.text, p.outputTokens),
+    maxTokens: p.outputTokens,
+    targetInputTokens: p.targetInputTokens,
+    clientInputTokens: p.inputTokens,
+  }));
+  const offsets =
+    o.requestRate === 'inf'
+      ? null
+      : arrivalOffsetsMs(numPrompts, o.requestRate, o.burstiness, seededRandom(o.seed, 'arrivals').float);
+
+  hooks.log(
+    `running ${warmup} warmup + ${numPrompts} measured requests at concurrency ${o.concurrency}` +
+      `${o.requestRate === 'inf' ? '' : `, ${o.requestRate} req/s`} against ${baseUrl.href} (${workers} client thread${workers > 1 ? 's' : ''})`,
+  );
+  const load = await runLoad({
+    transport: {
+      baseUrl,
+      endpoint: o.endpoint,
+      path: endpointPath(o.endpoint),
+      timeoutMs: o.timeoutS * 1000,
+      apiKey: o.apiKey,
+    },
+    requests,
+    warmup,
+    concurrency: o.concurrency,
+    workers,
+    arrivalOffsetsMs: offsets,
+    signal: hooks.signal ?? new AbortController().signal,
+    onProgress: hooks.onLoadProgress,
+  });
+
+  // The clock has stopped: counting tokens on the client side now cannot slow the measurement.
+  load.records.forEach((r, i) => {
+    if (r.ok || r.outputTokens.server === null)
+      r.outputTokens.client = tokenizer.encode(load.texts[i] ?? '').length;
+  });
+
+  const result = aggregatePoint({
+    records: load.records,
+    tool: { name: 'infx', version: o.version },
+    createdAt: new Date().toISOString(),
+    seed: o.seed,
+    target: { baseUrl: baseUrl.href, model: o.model, endpoint: o.endpoint, timeScale: probe.timeScale },
+    workload: {
+      kind: 'fixed-seq-len',
+      isl: o.isl,
+      osl: o.osl,
+      randomRangeRatio: o.randomRangeRatio,
+      numPrompts,
+      warmup,
+      ignoreEos: o.ignoreEos,
+      tokenizer: { kind: tokenizer.kind, name: tokenizer.name, path: tokenizer.path },
+      chatTemplate: chatTemplate !== 'none',
+    },
+    load: { concurrency: o.concurrency, requestRate: o.requestRate, burstiness: o.burstiness },
+    gpus: {
+      total: o.gpus ?? sumOrNull(o.prefillGpus, o.decodeGpus),
+      prefill: o.prefillGpus,
+      decode: o.decodeGpus,
+    },
+    clockOriginUnixMs: load.clockOriginUnixMs,
+    maxFailureRate: o.maxFailureRate,
+    client: assessClient(load.threads, load.sendLagsMs, load.cpuPercent),
+  });
+
+  await mkdir(o.out, { recursive: true });
+  const files: string[] = [];
+  const requestsPath = join(o.out, 'requests.jsonl');
+  await writeLinesAtomic(
+    requestsPath,
+    load.records.map((r) => JSON.stringify(r)),
+  );
+  files.push(requestsPath);
+  if (o.formats.includes('inferencex')) {
+    const rawPath = join(o.out, 'inferencex.json');
+    const raw = toInferencexRaw(result, load.records, {
+      backend: o.endpoint === 'chat' ? 'openai-chat' : 'openai',
+      modelId: o.model,
+      tokenizerId: tokenizer.path ?? tokenizer.name,
+    });
+    await writeFileAtomic(rawPath, `${JSON.stringify(raw, null, 2)}\n`);
+    files.push(rawPath);
+  }
+  const resultPath = join(o.out, 'result.json');
+  await writeFileAtomic(resultPath, `${JSON.stringify(result, null, 2)}\n`);
+  files.push(resultPath);
+  return { result, outDir: o.out, files };
+}
+
+function sumOrNull(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : a + b;
+}
