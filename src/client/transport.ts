@@ -1,15 +1,15 @@
-import http from 'node:http';
 import https from 'node:https';
 import type { RequestError } from '../schema/request-record.ts';
 import { monotonicMs } from './clock.ts';
-import { httpError, isContextOverflow, requestError, socketError } from './errors.ts';
-import { SseSplitter } from './sse.ts';
-import { applyEvent, type Endpoint, newStreamState, type StreamState } from './stream-reader.ts';
+import { requestError, socketError } from './errors.ts';
+import { createH1Transport } from './h1-transport.ts';
+import { ResponseConsumer } from './response-consumer.ts';
+import type { Endpoint, StreamState } from './stream-reader.ts';
 
 /**
- * One streaming request over a keep-alive connection. Every timestamp is taken when a socket read
- * completes (the `data` event), before the bytes are split or parsed; one connection carries one
- * in-flight stream (the agent opens a new socket whenever no idle one is free).
+ * One streaming request over a keep-alive connection; one connection per in-flight stream. Every
+ * timestamp is taken when a socket read completes, before the bytes are split or parsed. Plain HTTP
+ * goes over the client's own HTTP/1.1 connections (h1-transport.ts); HTTPS over Node's client.
  */
 
 export interface TransportConfig {
@@ -34,136 +34,77 @@ export interface Transport {
   close(): void;
 }
 
-const ERROR_BODY_LIMIT = 4096;
-
 export function createTransport(config: TransportConfig): Transport {
-  const secure = config.baseUrl.protocol === 'https:';
-  const mod = secure ? https : http;
-  const agent = new mod.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY, scheduling: 'lifo' });
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: 'text/event-stream',
-  };
+  return config.baseUrl.protocol === 'https:' ? createHttpsTransport(config) : createH1Transport(config);
+}
+
+class ClientTimeout extends Error {}
+class ClientCancel extends Error {}
+
+function createHttpsTransport(config: TransportConfig): Transport {
+  const agent = new https.Agent({
+    keepAlive: true,
+    maxSockets: Number.POSITIVE_INFINITY,
+    scheduling: 'lifo',
+  });
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
   const base = {
-    protocol: config.baseUrl.protocol,
     hostname: config.baseUrl.hostname,
     port: config.baseUrl.port,
     path: config.path,
     method: 'POST',
     agent,
   };
-  return {
-    send: (body, signal) => sendOne(mod, base, headers, config, body, signal),
-    close: () => agent.destroy(),
-  };
-}
-
-class ClientTimeout extends Error {}
-class ClientCancel extends Error {}
-
-function sendOne(
-  mod: typeof http | typeof https,
-  base: http.RequestOptions,
-  headers: Record<string, string>,
-  config: TransportConfig,
-  body: Buffer,
-  signal: AbortSignal,
-): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const stream = newStreamState();
-    let firstByteMs: number | null = null;
-    let settled = false;
-    let writing = true;
-    let gotResponse = false;
-    let sentMs = monotonicMs();
-    const finish = (error: RequestError | null, cancelled = false) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      resolve({ sentMs, firstByteMs, doneMs: monotonicMs(), stream, error, cancelled });
-    };
-    const req = mod.request({ ...base, headers: { ...headers, 'content-length': String(body.length) } });
-    const onAbort = () => req.destroy(new ClientCancel('cancelled by the client at the end of the run'));
-    const timer = setTimeout(
-      () => req.destroy(new ClientTimeout(`no complete response within ${config.timeoutMs / 1000} s`)),
-      config.timeoutMs,
-    );
-    signal.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      if (err instanceof ClientCancel) finish(requestError('cancelled', err.message), true);
-      else if (err instanceof ClientTimeout) finish(requestError('timeout', err.message));
-      else finish(socketError(err, writing, gotResponse));
-    });
-    req.on('finish', () => {
-      writing = false;
-    });
-    req.on('response', (res) => {
-      firstByteMs = monotonicMs();
-      gotResponse = true;
-      if (res.statusCode !== 200) return readErrorBody(res, finish);
-      const splitter = new SseSplitter();
-      let reading = true;
-      res.on('data', (chunk: Buffer) => {
-        const t = monotonicMs();
-        if (!reading) return;
-        for (const payload of splitter.push(chunk)) {
-          if (!applyEvent(stream, config.endpoint, payload, t)) {
-            reading = false;
-            // A broken or error stream may never end by itself: settle now and drop the connection.
-            if (stream.streamError) {
-              finish(streamOutcome(stream, config.endpoint));
-              req.destroy();
-            }
-            break;
-          }
-        }
-      });
-      res.on('error', (err: NodeJS.ErrnoException) => {
+  const send = (body: Buffer, signal: AbortSignal) =>
+    new Promise<Outcome>((resolve) => {
+      const consumer = new ResponseConsumer(config.endpoint);
+      let firstByteMs: number | null = null;
+      let settled = false;
+      let writing = true;
+      let sentMs = monotonicMs();
+      const finish = (error: RequestError | null, cancelled = false) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve({ sentMs, firstByteMs, doneMs: monotonicMs(), stream: consumer.stream, error, cancelled });
+      };
+      const req = https.request({ ...base, headers: { ...headers, 'content-length': String(body.length) } });
+      const onAbort = () => req.destroy(new ClientCancel('cancelled by the client at the end of the run'));
+      const timer = setTimeout(
+        () => req.destroy(new ClientTimeout(`no complete response within ${config.timeoutMs / 1000} s`)),
+        config.timeoutMs,
+      );
+      const onError = (err: NodeJS.ErrnoException) => {
         if (err instanceof ClientCancel) finish(requestError('cancelled', err.message), true);
         else if (err instanceof ClientTimeout) finish(requestError('timeout', err.message));
-        else finish(socketError(err, false, true));
+        else finish(socketError(err, writing, firstByteMs !== null));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      req.on('error', onError);
+      req.on('finish', () => {
+        writing = false;
       });
-      res.on('end', () => finish(streamOutcome(stream, config.endpoint)));
-      res.on('close', () => {
-        if (!res.complete) finish(truncated(stream));
+      req.on('response', (res) => {
+        firstByteMs = monotonicMs();
+        consumer.head(res.statusCode ?? 0, res.statusMessage ?? '');
+        res.on('data', (chunk: Buffer) => {
+          const t = monotonicMs();
+          if (!consumer.body(chunk, t)) {
+            finish(consumer.outcome(true));
+            req.destroy();
+          }
+        });
+        res.on('error', onError);
+        res.on('end', () => finish(consumer.outcome(true)));
+        res.on('close', () => {
+          if (!res.complete) finish(consumer.outcome(false));
+        });
       });
+      if (signal.aborted) return onAbort();
+      sentMs = monotonicMs();
+      req.end(body);
     });
-    if (signal.aborted) return onAbort();
-    sentMs = monotonicMs();
-    req.end(body);
-  });
-}
-
-function readErrorBody(res: http.IncomingMessage, finish: (e: RequestError) => void) {
-  const parts: Buffer[] = [];
-  let size = 0;
-  res.on('data', (chunk: Buffer) => {
-    if (size < ERROR_BODY_LIMIT) parts.push(chunk);
-    size += chunk.length;
-  });
-  const done = () =>
-    finish(httpError(res.statusCode ?? 0, res.statusMessage ?? '', Buffer.concat(parts).toString('utf8')));
-  res.on('end', done);
-  res.on('close', done);
-  res.on('error', done);
-}
-
-function truncated(stream: StreamState): RequestError {
-  const got = stream.contentChunks + stream.reasoningChunks;
-  return requestError('stream_truncated', `stream closed before it finished, after ${got} token chunks`);
-}
-
-function streamOutcome(stream: StreamState, endpoint: Endpoint): RequestError | null {
-  const err = stream.streamError;
-  if (err?.kind === 'malformed') return requestError('invalid_stream', err.message);
-  if (err?.kind === 'server')
-    return isContextOverflow(err.message)
-      ? requestError('context_overflow', err.message)
-      : requestError('other', `error event in stream: ${err.message}`);
-  if (!stream.done && !stream.finished) return truncated(stream);
-  if (stream.firstTokenMs === null)
-    return requestError('no_content', `the ${endpoint} stream ended without a single token`);
-  return null;
+  return { send, close: () => agent.destroy() };
 }

@@ -451,7 +451,12 @@ export class Exchange {
       this.res.end(text);
       return true;
     }
-    return this.res.write(text);
+    const ok = this.res.write(text);
+    // Node corks a response's socket until the next tick; flush now, so the logged time is the send time
+    // even when one timer callback writes to hundreds of streams.
+    const socket = this.res.socket;
+    if (socket?.writableCorked) socket.uncork();
+    return ok;
   }
 
   /** The server is closing: stop writing; the connection is closed by the server. */

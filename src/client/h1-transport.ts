@@ -1,0 +1,151 @@
+import net from 'node:net';
+import type { RequestError } from '../schema/request-record.ts';
+import { monotonicMs } from './clock.ts';
+import { requestError, socketError } from './errors.ts';
+import { HttpParseError, ResponseParser } from './h1-parser.ts';
+import { ResponseConsumer } from './response-consumer.ts';
+import type { Outcome, Transport, TransportConfig } from './transport.ts';
+
+/**
+ * Plain-HTTP transport on the client's own keep-alive connections (one per in-flight stream). It skips
+ * Node's HTTP client, whose per-read machinery (parser, IncomingMessage stream, events) costs more than
+ * the rest of a token's handling: at 1,024 streams one read per token is most of the client's work.
+ * Each socket read is stamped before anything else is done with it.
+ */
+
+interface Conn {
+  socket: net.Socket;
+  /** Called with each read while a request owns the connection. */
+  onData: ((chunk: Buffer, t: number) => void) | null;
+  onEnd: ((err: NodeJS.ErrnoException | null) => void) | null;
+  dead: boolean;
+}
+
+export function createH1Transport(config: TransportConfig): Transport {
+  const url = config.baseUrl;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port || 80);
+  const idle: Conn[] = [];
+  const all = new Set<Conn>();
+  const headFor = (length: number) =>
+    Buffer.from(
+      `POST ${config.path} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
+        `Accept: text/event-stream\r\nConnection: keep-alive\r\nContent-Length: ${length}\r\n` +
+        `${config.apiKey ? `Authorization: Bearer ${config.apiKey}\r\n` : ''}\r\n`,
+      'latin1',
+    );
+
+  function open(): Conn {
+    const socket = net.connect({ host, port, noDelay: true });
+    const conn: Conn = { socket, onData: null, onEnd: null, dead: false };
+    all.add(conn);
+    socket.on('data', (chunk: Buffer) => {
+      const t = monotonicMs();
+      if (conn.onData) conn.onData(chunk, t);
+    });
+    const gone = (err: NodeJS.ErrnoException | null) => {
+      if (conn.dead) return;
+      conn.dead = true;
+      all.delete(conn);
+      const i = idle.indexOf(conn);
+      if (i >= 0) idle.splice(i, 1);
+      conn.onEnd?.(err);
+    };
+    socket.on('error', (err) => gone(err));
+    socket.on('close', () => gone(null));
+    socket.on('end', () => socket.end());
+    return conn;
+  }
+
+  function send(body: Buffer, signal: AbortSignal): Promise<Outcome> {
+    return new Promise((resolve) => {
+      const consumer = new ResponseConsumer(config.endpoint);
+      let firstByteMs: number | null = null;
+      let writing = true;
+      let settled = false;
+      let closeAfter = false;
+      let sentMs = monotonicMs();
+      const reused = idle.pop();
+      const conn = reused ?? open();
+      const parser = new ResponseParser({
+        onHead: (head) => {
+          closeAfter = head.close;
+          consumer.head(head.status, head.reason);
+        },
+        onBody: (bytes) => {
+          if (!consumer.body(bytes, lastRead)) finish(consumer.outcome(true), false, true);
+        },
+        onComplete: () => finish(consumer.outcome(true), false, false),
+      });
+      let lastRead = 0;
+      const finish = (error: RequestError | null, cancelled: boolean, drop: boolean) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        conn.onData = null;
+        conn.onEnd = null;
+        if (drop || closeAfter || !parser.complete || conn.dead) {
+          conn.dead = true;
+          conn.socket.destroy();
+        } else idle.push(conn);
+        resolve({ sentMs, firstByteMs, doneMs: monotonicMs(), stream: consumer.stream, error, cancelled });
+      };
+      conn.onData = (chunk, t) => {
+        lastRead = t;
+        if (firstByteMs === null) firstByteMs = t;
+        try {
+          parser.push(chunk);
+        } catch (err) {
+          if (!(err instanceof HttpParseError)) throw err;
+          finish(requestError('invalid_stream', `bad HTTP response: ${err.message}`), false, true);
+        }
+      };
+      conn.onEnd = (err) => {
+        if (settled) return;
+        parser.closed();
+        if (parser.complete) return; // onComplete settled it
+        if (err) finish(socketError(err, writing, firstByteMs !== null), false, true);
+        else if (firstByteMs !== null) finish(consumer.outcome(false), false, true);
+        else
+          finish(
+            requestError(
+              writing ? 'write_error' : 'connection_reset',
+              'the server closed the connection before answering',
+            ),
+            false,
+            true,
+          );
+      };
+      const onAbort = () =>
+        finish(requestError('cancelled', 'cancelled by the client at the end of the run'), true, true);
+      const timer = setTimeout(
+        () =>
+          finish(
+            requestError('timeout', `no complete response within ${config.timeoutMs / 1000} s`),
+            false,
+            true,
+          ),
+        config.timeoutMs,
+      );
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (signal.aborted) return onAbort();
+      sentMs = monotonicMs();
+      conn.socket.cork();
+      conn.socket.write(headFor(body.length));
+      conn.socket.write(body, () => {
+        writing = false;
+      });
+      conn.socket.uncork();
+    });
+  }
+
+  return {
+    send,
+    close: () => {
+      for (const c of all) c.socket.destroy();
+      all.clear();
+      idle.length = 0;
+    },
+  };
+}
