@@ -12,7 +12,8 @@
  *   (c) as (b) with 100k-token prompts (~400 KB request bodies). Target: event throughput within 10% of (b).
  *
  *   npm run bench:client            # all three
- *   npm run bench:client -- --streams 256 --tokens 50   # smaller paced runs
+ *   npm run bench:client -- --streams 256 --tokens 50 --long-tokens 100   # smaller paced runs
+ *   npm run bench:client -- --only c   # one of a, b, c
  *
  * Needs `npm run build` (the server runs as `node bin/infx.js sim scripted`).
  */
@@ -35,6 +36,8 @@ const arg = (name: string, fallback: number) => {
 };
 const STREAMS = arg('streams', 1024);
 const PACED_TOKENS = arg('tokens', 250);
+// Long prompts take seconds to upload and parse at 1,024 streams: streams must outlast that ramp.
+const LONG_TOKENS = arg('long-tokens', 600);
 const ITL_MS = 20;
 const BULK_STREAMS = arg('bulk-streams', 16);
 const BULK_TOKENS = arg('bulk-tokens', 20_000);
@@ -201,7 +204,7 @@ function serverLog(path: string): Map<number, ServerEvent> {
   return byPrompt;
 }
 
-async function paced(label: string, baseChars: number) {
+async function paced(label: string, baseChars: number, tokens: number) {
   const name = label.startsWith('(b)') ? 'paced' : 'long';
   const server = await startServer(name, { defaults: { ttftMs: 50, itlMs: ITL_MS, tokenText: ' tok' } }, [
     '--spin-ms',
@@ -210,7 +213,7 @@ async function paced(label: string, baseChars: number) {
     join(work, `${name}.log.jsonl`),
   ]);
   let res: LoadResult;
-  const reqs = requests(STREAMS, PACED_TOKENS, (i) => baseChars + 4 * (i + 1));
+  const reqs = requests(STREAMS, tokens, (i) => baseChars + 4 * (i + 1));
   try {
     // Warmup (prompt 0, finished before the measured phase) opens connections; the log keeps the last
     // event per prompt length, which for prompt 0 is the measured one.
@@ -256,10 +259,15 @@ async function paced(label: string, baseChars: number) {
   const steadyS = (winEnd - winStart) / 1000;
   const rate = steadyS > 0 ? steadyEvents / steadyS : Number.NaN;
   console.log(
-    `${label}: ${STREAMS} streams x ${PACED_TOKENS} events at ${1000 / ITL_MS} events/s each, prompts ~${fmt(baseChars)} chars`,
+    `${label}: ${STREAMS} streams x ${tokens} events at ${1000 / ITL_MS} events/s each, prompts ~${fmt(baseChars)} chars`,
   );
   console.log(
     `    whole run: ${fmt(m.events)} events in ${fmt(m.seconds, 2)} s = ${fmt(m.events / m.seconds)} events/s, ${m.failed} failed, ${paired} requests paired with the server log`,
+  );
+  const sent = m.rs.map((r) => r.sentMs);
+  const firstTokens = m.rs.map((r) => r.firstTokenMs ?? winStart);
+  console.log(
+    `    ramp: requests sent over ${fmt((Math.max(...sent) - Math.min(...sent)) / 1000, 2)} s, first tokens over ${fmt((Math.max(...firstTokens) - Math.min(...firstTokens)) / 1000, 2)} s`,
   );
   console.log(
     `    steady window (all streams running, ${fmt(steadyS, 2)} s): ${fmt(rate)} events/s (ideal ${fmt((STREAMS * 1000) / ITL_MS)})`,
@@ -274,7 +282,7 @@ async function paced(label: string, baseChars: number) {
     `    |client gap - server gap| steady window: median ${fmt(sd.median, 3)} ms, p99 ${fmt(sd.p99, 3)} ms; target p99 <= 1 ms: ${sd.p99 !== null && sd.p99 <= 1 ? 'met' : 'NOT met'}`,
   );
   console.log(
-    `    client: busy ${fmt((health.eventLoopUtilization ?? 0) * 100)}%, cpu ${fmt(health.cpuPercent)}% of a core, event-loop delay p99 ${fmt(health.eventLoopDelayMs.p99, 2)} ms, send lag p99 ${fmt(health.sendLagMs.p99, 2)} ms, clientLimited ${health.clientLimited}${health.reasons.length ? ` (${health.reasons.join('; ')})` : ''}`,
+    `    client: busy ${fmt((health.eventLoopUtilization ?? 0) * 100)}%, cpu ${fmt(health.cpuPercent)}% of a core, event-loop delay p99 ${fmt(health.eventLoopDelayMs.p99, 2)} ms (max ${fmt(health.eventLoopDelayMs.max, 1)}), send lag p99 ${fmt(health.sendLagMs.p99, 2)} ms, clientLimited ${health.clientLimited}${health.reasons.length ? ` (${health.reasons.join('; ')})` : ''}`,
   );
   return rate;
 }
@@ -285,9 +293,11 @@ try {
   );
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
   if (!only || only === 'a') await bulk();
-  const b = !only || only === 'b' ? await paced('(b) paced', 16) : Number.NaN;
+  const b = !only || only === 'b' ? await paced('(b) paced', 16, PACED_TOKENS) : Number.NaN;
   const c =
-    !only || only === 'c' ? await paced('(c) paced, 100k-token prompts', LONG_PROMPT_CHARS) : Number.NaN;
+    !only || only === 'c'
+      ? await paced('(c) paced, 100k-token prompts', LONG_PROMPT_CHARS, LONG_TOKENS)
+      : Number.NaN;
   if (!only)
     console.log(
       `(c)/(b) event throughput ratio ${fmt(c / b, 3)}; target within 10%: ${Math.abs(c / b - 1) <= 0.1 ? 'met' : 'NOT met'}`,

@@ -53,15 +53,20 @@ async function bench(script: ScriptedScriptInput, flags: string[]): Promise<Run>
 
 const fast = { ttftMs: 5, itlMs: 1, tokenText: ' tok' };
 
+/** --concurrency, --num-prompts, --warmup. */
+const counts = (c: number, n: number, w: number) => [
+  '--concurrency',
+  String(c),
+  '--num-prompts',
+  String(n),
+  '--warmup',
+  String(w),
+];
+
 describe('infx bench', () => {
   it('writes a result.json that validates, one requests.jsonl line per request, and inferencex.json', async () => {
     const run = await bench({ defaults: fast }, [
-      '--concurrency',
-      '2',
-      '--num-prompts',
-      '6',
-      '--warmup',
-      '3',
+      ...counts(2, 6, 3),
       '--gpus',
       '2',
       '--format',
@@ -93,14 +98,7 @@ describe('infx bench', () => {
   });
 
   it('input prompts hit the drawn length under the tokenizer', async () => {
-    const run = await bench({ defaults: fast }, [
-      '--concurrency',
-      '2',
-      '--num-prompts',
-      '8',
-      '--warmup',
-      '0',
-    ]);
+    const run = await bench({ defaults: fast }, [...counts(2, 8, 0)]);
     for (const x of run.records) {
       expect(x.inputTokens.client).toBe(x.inputTokens.target);
       expect(x.inputTokens.target).toBeGreaterThanOrEqual(Math.floor(32 * 0.8));
@@ -110,27 +108,13 @@ describe('infx bench', () => {
 
   it('fails the gate above the failure rate, still writing the results (exit 1)', async () => {
     const fault = { fault: { kind: 'http' as const, status: 500 } };
-    const run = await bench({ defaults: fast, requests: { '3': fault, '7': fault } }, [
-      '--concurrency',
-      '1',
-      '--num-prompts',
-      '20',
-      '--warmup',
-      '0',
-    ]);
+    const run = await bench({ defaults: fast, requests: { '3': fault, '7': fault } }, [...counts(1, 20, 0)]);
     expect(run.code).toBe(1);
     expect(run.result!.gate.passed).toBe(false);
     expect(run.result!.gate.reason).toMatch(/10\.0% > 5\.0%/);
     expect(run.result!.errors.byCategory).toEqual({ http_5xx: 2 });
     expect(run.stdout).toMatch(/gate\s+FAILED/);
-    const ok = await bench({ defaults: fast, requests: { '3': fault } }, [
-      '--concurrency',
-      '1',
-      '--num-prompts',
-      '20',
-      '--warmup',
-      '0',
-    ]);
+    const ok = await bench({ defaults: fast, requests: { '3': fault } }, [...counts(1, 20, 0)]);
     expect(ok.code).toBe(0);
     expect(ok.result!.gate.passed).toBe(true);
   });
@@ -142,7 +126,7 @@ describe('infx bench', () => {
         defaults: fast,
         requests: { '0': slow, '1': slow, '2': { fault: { kind: 'http', status: 503 } } },
       },
-      ['--concurrency', '3', '--num-prompts', '6', '--warmup', '3'],
+      [...counts(3, 6, 3)],
     );
     expect(run.code).toBe(0);
     const r = run.result!;
@@ -157,12 +141,7 @@ describe('infx bench', () => {
   it('shows server-side queueing: one-at-a-time server, C=4', async () => {
     // Service ≈ 10 + 4·5 = 30 ms; with 4 in flight each request waits for the ones ahead of it.
     const run = await bench({ defaults: { ...fast, ttftMs: 10, itlMs: 5 }, serial: true }, [
-      '--concurrency',
-      '4',
-      '--num-prompts',
-      '16',
-      '--warmup',
-      '0',
+      ...counts(4, 16, 0),
       '--osl',
       '5',
       '--random-range-ratio',
@@ -179,12 +158,7 @@ describe('infx bench', () => {
   it('open loop: the wait for a free slot counts in queue-inclusive latency', async () => {
     // 50 req/s offered to one slot served in ≈ 45 ms: requests pile up behind the slot.
     const run = await bench({ defaults: { ...fast, ttftMs: 20, itlMs: 5 } }, [
-      '--concurrency',
-      '1',
-      '--num-prompts',
-      '12',
-      '--warmup',
-      '0',
+      ...counts(1, 12, 0),
       '--request-rate',
       '50',
       '--osl',
@@ -200,14 +174,7 @@ describe('infx bench', () => {
 
   it('counts requests where the client and server token counts disagree', async () => {
     const lie = { usageOffset: { completion: 1 } };
-    const run = await bench({ defaults: fast, requests: { '2': lie, '4': lie } }, [
-      '--concurrency',
-      '1',
-      '--num-prompts',
-      '6',
-      '--warmup',
-      '0',
-    ]);
+    const run = await bench({ defaults: fast, requests: { '2': lie, '4': lie } }, [...counts(1, 6, 0)]);
     const r = run.result!;
     expect(r.tokens.mismatch.output).toBe(2);
     expect(r.tokens.source).toBe('server');
@@ -216,14 +183,7 @@ describe('infx bench', () => {
   });
 
   it('falls back to the client count when the server sends no usage', async () => {
-    const run = await bench({ defaults: { ...fast, usage: false } }, [
-      '--concurrency',
-      '2',
-      '--num-prompts',
-      '4',
-      '--warmup',
-      '0',
-    ]);
+    const run = await bench({ defaults: { ...fast, usage: false } }, [...counts(2, 4, 0)]);
     const r = run.result!;
     expect(r.tokens.source).toBe('client');
     for (const x of run.records) {
@@ -238,12 +198,7 @@ describe('infx bench', () => {
       'chat',
       '--tokenizer',
       join(REPO_ROOT, 'test/data/tokenizers/tiny-bpe'),
-      '--concurrency',
-      '2',
-      '--num-prompts',
-      '4',
-      '--warmup',
-      '1',
+      ...counts(2, 4, 1),
     ]);
     expect(run.code).toBe(0);
     expect(run.result!.workload.tokenizer).toMatchObject({ kind: 'huggingface' });

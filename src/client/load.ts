@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { RequestRecord } from '../schema/request-record.ts';
 import { monotonicMs } from './clock.ts';
 import { type ThreadHealth, watchThread } from './health.ts';
@@ -105,6 +106,8 @@ export class PhaseSink {
 }
 
 export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
+  // Every in-flight request listens for the end of the run: thousands at high concurrency.
+  setMaxListeners(0, opts.signal);
   const workers = Math.max(1, Math.min(opts.workers, opts.concurrency));
   const clockOriginUnixMs = Date.now();
   const clockOriginMs = monotonicMs();

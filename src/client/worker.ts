@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
 import { monotonicMs } from './clock.ts';
 import { watchThread } from './health.ts';
@@ -18,6 +19,7 @@ const PROGRESS_EVERY_MS = 100;
 
 async function onPhase(msg: Extract<ToWorker, { type: 'phase' }>) {
   controller = new AbortController();
+  setMaxListeners(0, controller.signal);
   const records: FromWorker & { type: 'phase-done' } = {
     type: 'phase-done',
     records: [],

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type PointResult, PointResultSchema } from '../schema/point-result.ts';
 import type { ErrorCategory, RequestRecord } from '../schema/request-record.ts';
 import { type AggregateInput, aggregatePoint } from './fixed-seq-len.ts';
+import { UNMEASURED_CLIENT } from './test-support.ts';
 
 interface Spec {
   phase?: 'warmup' | 'benchmark';
@@ -85,15 +86,7 @@ function input(records: RequestRecord[], over: Partial<AggregateInput> = {}): Ag
     gpus: { total: null, prefill: null, decode: null },
     clockOriginUnixMs: 1_700_000_000_000,
     maxFailureRate: 0.05,
-    client: {
-      workers: 1,
-      eventLoopDelayMs: { p50: null, p99: null, max: null },
-      eventLoopUtilization: null,
-      cpuPercent: null,
-      sendLagMs: { p50: null, p99: null, max: null },
-      clientLimited: false,
-      reasons: [],
-    },
+    client: UNMEASURED_CLIENT,
     ...over,
   };
 }

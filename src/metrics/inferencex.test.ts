@@ -15,6 +15,7 @@ import {
   toInferencexAggregateRow,
   toInferencexRaw,
 } from './inferencex.ts';
+import { UNMEASURED_CLIENT } from './test-support.ts';
 
 const BASE_ENV: InferencexAggregateEnv = {
   hw: 'h100',
@@ -221,15 +222,7 @@ function point(records: RequestRecord[]): PointResult {
     gpus: { total: 8, prefill: null, decode: null },
     clockOriginUnixMs: 1_700_000_000_000,
     maxFailureRate: 0.05,
-    client: {
-      workers: 1,
-      eventLoopDelayMs: { p50: null, p99: null, max: null },
-      eventLoopUtilization: null,
-      cpuPercent: null,
-      sendLagMs: { p50: null, p99: null, max: null },
-      clientLimited: false,
-      reasons: [],
-    },
+    client: UNMEASURED_CLIENT,
   });
 }
 
