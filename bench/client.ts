@@ -266,8 +266,13 @@ async function paced(label: string, baseChars: number, tokens: number) {
   );
   const sent = m.rs.map((r) => r.sentMs);
   const firstTokens = m.rs.map((r) => r.firstTokenMs ?? winStart);
+  const events = [...log.values()];
+  const serverRead =
+    (Math.max(...events.map((e) => e.bodyReadMs ?? e.arrivalMs)) -
+      Math.min(...events.map((e) => e.arrivalMs))) /
+    1000;
   console.log(
-    `    ramp: requests sent over ${fmt((Math.max(...sent) - Math.min(...sent)) / 1000, 2)} s, first tokens over ${fmt((Math.max(...firstTokens) - Math.min(...firstTokens)) / 1000, 2)} s`,
+    `    ramp: the server read all request bodies over ${fmt(serverRead, 2)} s; requests sent over ${fmt((Math.max(...sent) - Math.min(...sent)) / 1000, 2)} s, first tokens over ${fmt((Math.max(...firstTokens) - Math.min(...firstTokens)) / 1000, 2)} s`,
   );
   console.log(
     `    steady window (all streams running, ${fmt(steadyS, 2)} s): ${fmt(rate)} events/s (ideal ${fmt((STREAMS * 1000) / ITL_MS)})`,

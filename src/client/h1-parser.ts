@@ -64,7 +64,7 @@ export class ResponseParser {
           if (end < 0) {
             if (buf.length - pos > MAX_HEAD_BYTES)
               throw new HttpParseError('response headers larger than 64 KB');
-            this.pending = buf.subarray(pos);
+            this.pending = Buffer.from(buf.subarray(pos));
             return;
           }
           this.head(buf.toString('latin1', pos, end));
@@ -74,7 +74,7 @@ export class ResponseParser {
         case 'chunk-size': {
           const end = buf.indexOf(CRLF, pos);
           if (end < 0) {
-            this.pending = buf.subarray(pos);
+            this.pending = Buffer.from(buf.subarray(pos));
             return;
           }
           const line = buf.toString('latin1', pos, end);
@@ -103,7 +103,7 @@ export class ResponseParser {
         }
         case 'chunk-crlf': {
           if (buf.length - pos < 2) {
-            this.pending = buf.subarray(pos);
+            this.pending = Buffer.from(buf.subarray(pos));
             return;
           }
           pos += 2;
@@ -114,7 +114,7 @@ export class ResponseParser {
           // Trailer fields, then an empty line; almost always just the empty line.
           const end = buf.indexOf(CRLF, pos);
           if (end < 0) {
-            this.pending = buf.subarray(pos);
+            this.pending = Buffer.from(buf.subarray(pos));
             return;
           }
           if (end === pos) this.finish();

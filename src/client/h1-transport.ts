@@ -21,6 +21,9 @@ interface Conn {
   dead: boolean;
 }
 
+/** One read buffer for every connection of the process: reads are handled one at a time. */
+const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
+
 export function createH1Transport(config: TransportConfig): Transport {
   const url = config.baseUrl;
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -36,13 +39,24 @@ export function createH1Transport(config: TransportConfig): Transport {
     );
 
   function open(): Conn {
-    const socket = net.connect({ host, port, noDelay: true });
-    const conn: Conn = { socket, onData: null, onEnd: null, dead: false };
-    all.add(conn);
-    socket.on('data', (chunk: Buffer) => {
-      const t = monotonicMs();
-      if (conn.onData) conn.onData(chunk, t);
+    const conn: Conn = { socket: null as unknown as net.Socket, onData: null, onEnd: null, dead: false };
+    // Reads land in one shared buffer and go straight to this callback, skipping the stream machinery
+    // and a Buffer per read: what is left of a read must be copied before the next one (the parsers do).
+    const socket = net.connect({
+      host,
+      port,
+      noDelay: true,
+      onread: {
+        buffer: READ_BUFFER,
+        callback: (n: number, buf: Uint8Array) => {
+          const t = monotonicMs();
+          conn.onData?.(Buffer.from(buf.buffer, buf.byteOffset, n), t);
+          return true;
+        },
+      },
     });
+    conn.socket = socket;
+    all.add(conn);
     const gone = (err: NodeJS.ErrnoException | null) => {
       if (conn.dead) return;
       conn.dead = true;

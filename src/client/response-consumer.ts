@@ -29,7 +29,7 @@ export class ResponseConsumer {
   /** Feeds body bytes read at time t; returns false when the stream is broken and must be dropped now. */
   body(bytes: Buffer, t: number): boolean {
     if (this.status !== 200) {
-      if (this.errorBytes < ERROR_BODY_LIMIT) this.errorBody.push(bytes);
+      if (this.errorBytes < ERROR_BODY_LIMIT) this.errorBody.push(Buffer.from(bytes));
       this.errorBytes += bytes.length;
       return true;
     }

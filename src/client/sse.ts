@@ -30,7 +30,8 @@ export class SseSplitter {
       }
       start = nl + 1;
     }
-    if (start < buf.length) this.pending = buf.subarray(start);
+    // Copied: the caller may reuse the read buffer.
+    if (start < buf.length) this.pending = Buffer.from(buf.subarray(start));
     return out;
   }
 

@@ -24,7 +24,9 @@ function within(values: number[], target: number) {
 
 const bench = (records: RequestRecord[]) => records.filter((r) => r.phase === 'benchmark');
 
-describe('client timing against a scripted server', () => {
+// A machine busy with other work can stall either process for a few ms more than once in a run; a
+// wrong client fails every attempt, a noisy neighbour not three in a row.
+describe('client timing against a scripted server', { retry: 2 }, () => {
   it('TTFT, TPOT, ITL and E2EL match the script (C=4, open loop)', async () => {
     const ttftMs = 40;
     const itlMs = 8;

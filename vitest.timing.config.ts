@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+/** The timing-accuracy suites, one file at a time and alone on the machine (npm test runs them last). */
+export default defineConfig({
+  test: {
+    include: ['test/**/*.timing.test.ts'],
+    pool: 'forks',
+    fileParallelism: false,
+    testTimeout: 30_000,
+    env: { INFX_NO_CACHE: '1' },
+  },
+});
