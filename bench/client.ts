@@ -204,9 +204,27 @@ function serverLog(path: string): Map<number, ServerEvent> {
   return byPrompt;
 }
 
-async function paced(label: string, baseChars: number, tokens: number) {
-  const name = label.startsWith('(b)') ? 'paced' : 'long';
-  const server = await startServer(name, { defaults: { ttftMs: 50, itlMs: ITL_MS, tokenText: ' tok' } }, [
+/**
+ * In phase, every stream's chunk is due at the same instant, as a real engine's decode step emits one
+ * token for every running sequence: one client thread then stamps a burst of STREAMS reads in turn.
+ * Out of phase, first tokens are spread over one inter-token interval, so reads arrive evenly.
+ */
+function phaseOverrides(staggered: boolean, count: number): Record<string, { ttftMs: number }> {
+  if (!staggered) return {};
+  return Object.fromEntries(
+    Array.from({ length: count }, (_, k) => [
+      String(k),
+      { ttftMs: 50 + ((k * 7919) % 1000) * (ITL_MS / 1000) },
+    ]),
+  );
+}
+
+async function paced(label: string, name: string, baseChars: number, tokens: number, staggered = false) {
+  const script = {
+    defaults: { ttftMs: 50, itlMs: ITL_MS, tokenText: ' tok' },
+    requests: phaseOverrides(staggered, STREAMS + 64),
+  };
+  const server = await startServer(name, script, [
     '--spin-ms',
     process.env.SPIN ?? '0',
     '--log-file',
@@ -298,10 +316,12 @@ try {
   );
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
   if (!only || only === 'a') await bulk();
-  const b = !only || only === 'b' ? await paced('(b) paced', 16, PACED_TOKENS) : Number.NaN;
+  const b =
+    !only || only === 'b' ? await paced('(b) paced, in phase', 'paced', 16, PACED_TOKENS) : Number.NaN;
+  if (!only || only === 'b') await paced('(b) paced, out of phase', 'staggered', 16, PACED_TOKENS, true);
   const c =
     !only || only === 'c'
-      ? await paced('(c) paced, 100k-token prompts', LONG_PROMPT_CHARS, LONG_TOKENS)
+      ? await paced('(c) paced in phase, 100k-token prompts', 'long', LONG_PROMPT_CHARS, LONG_TOKENS)
       : Number.NaN;
   if (!only)
     console.log(
