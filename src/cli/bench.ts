@@ -1,6 +1,12 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { loadProgressReporter, stepProgressReporter } from '../client/progress.ts';
-import { BenchError, type BenchOptions, BenchUsageError, runBench } from '../sweep/bench-point.ts';
+import {
+  BenchError,
+  BenchInterrupted,
+  type BenchOptions,
+  BenchUsageError,
+  runBench,
+} from '../sweep/bench-point.ts';
 import { formatBenchSummary } from '../sweep/bench-summary.ts';
 import { WorkloadError } from '../workload/errors.ts';
 import { parseIntArg } from './common.ts';
@@ -169,13 +175,16 @@ async function bench(flags: Flags, io: CliIO, version: string): Promise<number> 
     apiKey: process.env.OPENAI_API_KEY ?? null,
     version,
   };
-  const sink = { write: io.stderr, isTTY: io.isTTY };
+  const sink = { write: io.stderr, isTTY: io.stderrIsTTY ?? io.isTTY };
   const controller = new AbortController();
   const onSignal = () => {
-    io.stderr('\ninterrupted: cancelling requests in flight and writing what was measured\n');
+    if (controller.signal.aborted) process.exit(130); // a second Ctrl-C does not wait
+    io.stderr(
+      '\ninterrupted: cancelling requests in flight and writing what was measured (Ctrl-C again to quit)\n',
+    );
     controller.abort();
   };
-  process.once('SIGINT', onSignal);
+  process.on('SIGINT', onSignal);
   try {
     const report = await runBench(options, {
       log: (line) => io.stderr(`${line}\n`),
@@ -187,6 +196,10 @@ async function bench(flags: Flags, io: CliIO, version: string): Promise<number> 
     if (controller.signal.aborted) return 130;
     return report.result.valid ? 0 : 1;
   } catch (err) {
+    if (err instanceof BenchInterrupted) {
+      io.stderr(`${err.message}\n`);
+      return 130;
+    }
     if (err instanceof BenchUsageError) {
       io.stderr(`error: ${err.message}\n`);
       return 2;

@@ -4,6 +4,8 @@ export interface CliIO {
   stderr: (text: string) => void;
   readStdin: () => Promise<string>;
   isTTY: boolean;
+  /** Whether stderr (where progress goes) is a terminal; isTTY when not given. */
+  stderrIsTTY?: boolean;
 }
 
 export const processIO: CliIO = {
@@ -19,4 +21,5 @@ export const processIO: CliIO = {
     return Buffer.concat(chunks).toString('utf8');
   },
   isTTY: Boolean(process.stdout.isTTY),
+  stderrIsTTY: Boolean(process.stderr.isTTY),
 };

@@ -66,6 +66,8 @@ export interface BenchHooks {
 export class BenchUsageError extends Error {}
 /** The run could not start or complete (server unreachable, tokenizer missing): exit 1. */
 export class BenchError extends Error {}
+/** Interrupted before any request was sent: there is nothing to write. */
+export class BenchInterrupted extends Error {}
 
 export function checkBenchOptions(o: BenchOptions): void {
   const problems: string[] = [];
@@ -106,6 +108,7 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
   const numPrompts = o.numPrompts ?? 10 * o.concurrency;
   const warmup = o.warmup ?? 2 * o.concurrency;
   const workers = o.workers === 'auto' ? autoWorkers(o.concurrency) : o.workers;
+  const signal = hooks.signal ?? new AbortController().signal;
 
   let probe: Awaited<ReturnType<typeof probeServer>>;
   try {
@@ -133,7 +136,10 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
     numPrompts,
     seed: o.seed,
     chatTemplate,
-    onProgress: hooks.onPromptProgress,
+    onProgress: (done, total) => {
+      if (signal.aborted) throw new BenchInterrupted('interrupted while building prompts; nothing was sent');
+      hooks.onPromptProgress?.(done, total);
+    },
   });
   const payload = { endpoint: o.endpoint, model: o.model, ignoreEos: o.ignoreEos };
   const requests: LoadRequest[] = prompts.map((p) => ({
@@ -142,6 +148,7 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
     targetInputTokens: p.targetInputTokens,
     clientInputTokens: p.inputTokens,
   }));
+  if (signal.aborted) throw new BenchInterrupted('interrupted before the run started; nothing was sent');
   const offsets =
     o.requestRate === 'inf'
       ? null
@@ -164,7 +171,7 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
     concurrency: o.concurrency,
     workers,
     arrivalOffsetsMs: offsets,
-    signal: hooks.signal ?? new AbortController().signal,
+    signal,
     onProgress: hooks.onLoadProgress,
   });
 
