@@ -171,13 +171,26 @@ export function runPhaseInWorkers(
   const results = pool.workers.map(
     (w) =>
       new Promise<ThreadHealth>((resolve, reject) => {
+        const done = () => {
+          w.off('message', onMessage);
+          w.off('error', onError);
+          w.off('exit', onExit);
+        };
+        const onError = (err: Error) => {
+          done();
+          reject(new Error(`client worker ${w.threadId} crashed: ${err.message}`));
+        };
+        const onExit = (code: number) => {
+          done();
+          reject(new Error(`client worker ${w.threadId} exited (code ${code}) in the middle of a phase`));
+        };
         const onMessage = (m: FromWorker) => {
           if (m.type === 'progress') sink.note(m.failed, m.outputTokens, m.done);
           else if (m.type === 'error') {
-            w.off('message', onMessage);
+            done();
             reject(new Error(`client worker failed: ${m.message}`));
           } else {
-            w.off('message', onMessage);
+            done();
             m.records.forEach((r, i) => {
               sink.records.push(r);
               sink.texts.push(m.texts[i] as string);
@@ -187,6 +200,8 @@ export function runPhaseInWorkers(
           }
         };
         w.on('message', onMessage);
+        w.on('error', onError);
+        w.on('exit', onExit);
         w.postMessage(msg);
       }),
   );
