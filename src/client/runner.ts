@@ -74,7 +74,8 @@ function sleepUntil(t: number, signal: AbortSignal): Promise<void> {
 
 function toRecord(run: PhaseRun, index: number, scheduled: number, o: Outcome): RequestRecord {
   const origin = run.clockOriginMs;
-  const rel = (t: number | null) => (t === null ? null : t - origin);
+  // Microsecond resolution: finer digits are clock noise and would triple the size of requests.jsonl.
+  const rel = (t: number | null) => (t === null ? null : us(t - origin));
   const s = o.stream;
   const tokens = run.inputTokens(index);
   return {
@@ -82,13 +83,13 @@ function toRecord(run: PhaseRun, index: number, scheduled: number, o: Outcome): 
     phase: run.phase,
     promptIndex: run.promptIndex(index),
     worker: run.worker,
-    scheduledMs: scheduled - origin,
-    sentMs: o.sentMs - origin,
+    scheduledMs: us(scheduled - origin),
+    sentMs: us(o.sentMs - origin),
     firstByteMs: rel(o.firstByteMs),
     firstTokenMs: rel(s.firstTokenMs),
     lastTokenMs: rel(s.lastTokenMs),
-    doneMs: o.doneMs - origin,
-    chunkGapsMs: s.chunkGapsMs,
+    doneMs: us(o.doneMs - origin),
+    chunkGapsMs: s.chunkGapsMs.map(us),
     contentChunks: s.contentChunks,
     reasoningChunks: s.reasoningChunks,
     inputTokens: { target: tokens.target, client: tokens.client, server: s.promptTokens },
@@ -97,4 +98,8 @@ function toRecord(run: PhaseRun, index: number, scheduled: number, o: Outcome): 
     error: o.error,
     cancelled: o.cancelled,
   };
+}
+
+function us(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
 }
