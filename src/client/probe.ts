@@ -1,13 +1,12 @@
 import http from 'node:http';
 import https from 'node:https';
+import { TIME_SCALE_HEADER } from '../schema/sim-protocol.ts';
 
 /**
  * Before a run: is the server there, which models does it serve, and does it run in scaled time (the
  * simulated engine announces its speed-up in this header, so reported latencies can be read as
  * simulated time)?
  */
-
-export const TIME_SCALE_HEADER = 'x-infx-time-scale';
 
 export interface ServerProbe {
   models: string[];

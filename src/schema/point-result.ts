@@ -109,7 +109,10 @@ export const PointResultSchema = z.strictObject({
     baseUrl: z.string(),
     model: z.string(),
     endpoint: z.enum(['chat', 'completions']),
-    /** Speed-up the server reported (simulated engines); latencies are then in simulated time. */
+    /**
+     * Speed-up the server reported (simulated engines). Record times, latencies and rates are then in
+     * simulated time (wall time × timeScale); client-health figures stay in wall time.
+     */
     timeScale: z.number().positive().nullable(),
   }),
   workload: z.strictObject({

@@ -6,6 +6,7 @@ import { assessClient } from '../client/health.ts';
 import { type LoadProgress, type LoadRequest, runLoad } from '../client/load.ts';
 import { buildPayload, endpointPath } from '../client/payload.ts';
 import { ProbeError, probeServer } from '../client/probe.ts';
+import { toSimulatedTime } from '../client/time-scale.ts';
 import { aggregatePoint } from '../metrics/fixed-seq-len.ts';
 import { toInferencexRaw } from '../metrics/inferencex.ts';
 import type { PointResult } from '../schema/point-result.ts';
@@ -121,7 +122,9 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
   if (probe.models.length > 0 && !probe.models.includes(o.model))
     hooks.log(`warning: the server lists models ${probe.models.join(', ')}, not '${o.model}'`);
   if (probe.timeScale !== null)
-    hooks.log(`the server runs ${probe.timeScale}x faster than real time: latencies are in simulated time`);
+    hooks.log(
+      `the server runs ${probe.timeScale}x faster than real time: results are reported in simulated time (wall time x ${probe.timeScale})`,
+    );
 
   const tokenizer = await loadTokenizer({ path: o.tokenizer ?? undefined });
   const chatTemplate = o.endpoint === 'chat' ? 'server' : o.chatTemplate ? 'client' : 'none';
@@ -175,6 +178,7 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
     onProgress: hooks.onLoadProgress,
   });
 
+  if (probe.timeScale !== null) toSimulatedTime(load.records, probe.timeScale);
   // The clock has stopped: counting tokens on the client side now cannot slow the measurement.
   load.records.forEach((r, i) => {
     if (r.ok || r.outputTokens.server === null)

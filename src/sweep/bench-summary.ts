@@ -43,7 +43,9 @@ export function formatBenchSummary(r: PointResult, files: readonly string[]): st
   );
   for (const reason of c.reasons) lines.push(`client-limited: ${reason}`);
   if (r.target.timeScale !== null)
-    lines.push(`note: server time scale ${r.target.timeScale}x (simulated time)`);
+    lines.push(
+      `note: simulated engine at ${r.target.timeScale}x real time; times and rates above are simulated`,
+    );
   lines.push(r.gate.passed ? 'gate             passed' : `gate             FAILED: ${r.gate.reason}`);
   if (!r.valid) lines.push('this point is NOT valid');
   for (const file of files) lines.push(`wrote ${file}`);
