@@ -1,0 +1,104 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { formatOutcome, predictRows, RowsError } from '../sim/engine/rows.ts';
+import { parseIntArg, reportError } from './common.ts';
+import type { CliIO } from './io.ts';
+
+/** `infx sim predict [FILE]`: predicted throughput/GPU, interactivity, TTFT and E2E of matrix rows. */
+
+interface PredictFlags {
+  format: 'text' | 'json';
+  gpuMemoryUtilization?: number;
+  draftTokens?: number;
+  acceptanceLength?: number;
+  rangeRatio?: number;
+  seed?: number;
+}
+
+function parseFraction(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n > 0 && n <= 1))
+    throw new InvalidArgumentError(`expected a number in (0, 1], got '${value}'`);
+  return n;
+}
+
+function parsePositive(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n >= 1))
+    throw new InvalidArgumentError(`expected a number >= 1, got '${value}'`);
+  return n;
+}
+
+async function readRows(file: string | undefined, io: CliIO): Promise<{ doc?: unknown; error?: string }> {
+  let text: string;
+  if (file === undefined || file === '-') {
+    text = await io.readStdin();
+    if (text.trim() === '')
+      return { error: 'no matrix rows on stdin: pipe in `infx matrix …` output or pass a FILE' };
+  } else {
+    if (!existsSync(file)) return { error: `matrix file '${file}' does not exist` };
+    text = readFileSync(file, 'utf8');
+  }
+  try {
+    return { doc: JSON.parse(text) };
+  } catch (err) {
+    return {
+      error: `${file && file !== '-' ? `'${file}'` : 'stdin'} is not valid JSON: ${(err as Error).message}`,
+    };
+  }
+}
+
+export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: number) => void): void {
+  sim
+    .command('predict')
+    .description(
+      'predict steady-state throughput/GPU, interactivity, TTFT and E2E of matrix rows (a JSON array from ' +
+        'FILE or stdin) with the simulated engine, one line per row and concurrency',
+    )
+    .argument('[file]', "matrix rows JSON (default or '-': stdin)")
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('--gpu-memory-utilization <f>', 'engine memory budget fraction (default 0.9)', parseFraction)
+    .option('--draft-tokens <n>', 'draft tokens per step for spec-decoding rows (default 3)', parseIntArg)
+    .option(
+      '--acceptance-length <al>',
+      'mean acceptance length for spec-decoding rows (default per model)',
+      parsePositive,
+    )
+    .option(
+      '--range-ratio <r>',
+      'request lengths uniform in [floor(L*r), L], as the reference client (default 0.8)',
+      parseFraction,
+    )
+    .option('--seed <n>', 'seed of request lengths and acceptance draws (default 0)', parseIntArg)
+    .action(async (file: string | undefined, flags: PredictFlags) => {
+      try {
+        const input = await readRows(file, io);
+        if (input.error !== undefined) {
+          io.stderr(`error: ${input.error}\n`);
+          setExit(1);
+          return;
+        }
+        const outcomes = predictRows(input.doc, {
+          gpuMemoryUtilization: flags.gpuMemoryUtilization,
+          draftTokens: flags.draftTokens,
+          acceptanceLength: flags.acceptanceLength,
+          rangeRatio: flags.rangeRatio,
+          seed: flags.seed,
+        });
+        if (outcomes.length === 0) io.stderr('note: the input holds no matrix rows\n');
+        if (flags.format === 'json') io.stdout(`${JSON.stringify(outcomes, null, 2)}\n`);
+        for (const o of outcomes) {
+          if (flags.format === 'text' && o.status !== 'error') io.stdout(`${formatOutcome(o)}\n`);
+          if (o.status === 'error') io.stderr(`error: ${formatOutcome(o).replace(/: error: /, ': ')}\n`);
+        }
+        if (outcomes.some((o) => o.status === 'error')) setExit(1);
+      } catch (err) {
+        if (err instanceof RowsError) {
+          io.stderr(`error: ${err.message}\n`);
+          setExit(1);
+          return;
+        }
+        setExit(reportError(err, io));
+      }
+    });
+}

@@ -1,0 +1,155 @@
+import { accelerator, model } from '../../catalog/index.ts';
+import { GIB, type MemoryPlan, memoryPlan, type Parallelism } from '../../catalog/memory.ts';
+import type { AcceleratorSpec, ModelSpec, Precision } from '../../schema/catalog.ts';
+import { type EngineHooks, type EngineOptions, SimEngine } from './engine.ts';
+import { BLOCK_SIZE } from './kv-cache.ts';
+import { PerfModel } from './perf-model.ts';
+import { type SpecDecodingConfig, validateSpec } from './spec-decode.ts';
+
+/** From names and flags (what `infx sim serve` or a matrix row gives) to a ready engine. */
+
+export interface SimSetup {
+  /** Model id, alias or master-config prefix (catalog `model()`). */
+  model: string;
+  /** Accelerator id (catalog `accelerator()`). */
+  hardware: string;
+  /** Weight precision; default bf16. */
+  precision?: Precision;
+  /** KV-cache precision; default fp8 for fp4 checkpoints (their recipes set it), else bf16. */
+  kvPrecision?: Precision;
+  tp?: number;
+  pp?: number;
+  ep?: number;
+  dpAttn?: boolean;
+  /** Default 0.9 (vLLM). */
+  gpuMemoryUtilization?: number;
+  /** Non-weight, non-KV memory per rank (catalog default when absent). */
+  reserveGiB?: number;
+  /** Default 256 (vLLM). */
+  maxNumSeqs?: number;
+  /** Default 8192 (vLLM V1 online serving). */
+  maxNumBatchedTokens?: number;
+  /** Default true (vLLM V1). */
+  chunkedPrefill?: boolean;
+  /** Default false. */
+  prefixCaching?: boolean;
+  spec?: SpecDecodingConfig | null;
+  /** Seeds the acceptance-length draws; default 0. */
+  seed?: number;
+}
+
+export interface ResolvedSim {
+  model: ModelSpec;
+  accelerator: AcceleratorSpec;
+  precision: Precision;
+  kvPrecision: Precision;
+  par: Parallelism;
+  gpus: number;
+  plan: MemoryPlan;
+  kvBlocks: number;
+  perf: PerfModel;
+  engineOptions: EngineOptions;
+}
+
+export class SimSetupError extends Error {
+  override name = 'SimSetupError';
+}
+
+function positiveInt(name: string, v: number | undefined, dflt: number): number {
+  const x = v ?? dflt;
+  if (!Number.isInteger(x) || x < 1) throw new SimSetupError(`${name} must be an integer >= 1, got ${x}`);
+  return x;
+}
+
+const gib = (bytes: number) => (bytes / GIB).toFixed(1);
+
+/** Resolves names against the catalog and sizes the KV cache; throws CatalogError or SimSetupError. */
+export function resolveSim(setup: SimSetup): ResolvedSim {
+  const m = model(setup.model);
+  const acc = accelerator(setup.hardware);
+  const precision = setup.precision ?? 'bf16';
+  const kvPrecision = setup.kvPrecision ?? (precision === 'fp4' ? 'fp8' : 'bf16');
+  const par: Parallelism = {
+    tp: positiveInt('tp', setup.tp, 1),
+    pp: positiveInt('pp', setup.pp, 1),
+    ep: positiveInt('ep', setup.ep, 1),
+    dpAttn: setup.dpAttn ?? false,
+  };
+  if (par.ep > par.tp) {
+    throw new SimSetupError(
+      `ep (${par.ep}) cannot exceed tp (${par.tp}): the EP group lives inside the TP ranks`,
+    );
+  }
+  if (par.tp > acc.scaleUp.domainGpus) {
+    throw new SimSetupError(
+      `tp ${par.tp} exceeds the ${acc.scaleUp.domainGpus}-GPU scale-up domain of ${acc.id}: ` +
+        'tensor parallelism across nodes is not simulated',
+    );
+  }
+  const gpuMemoryUtilization = setup.gpuMemoryUtilization ?? 0.9;
+  if (!(gpuMemoryUtilization > 0 && gpuMemoryUtilization <= 1)) {
+    throw new SimSetupError(`gpu memory utilization must be in (0, 1], got ${gpuMemoryUtilization}`);
+  }
+  if (setup.spec) {
+    try {
+      validateSpec(setup.spec);
+    } catch (err) {
+      throw new SimSetupError((err as Error).message);
+    }
+  }
+  const plan = memoryPlan(acc, m, {
+    precision,
+    kvPrecision,
+    par,
+    gpuMemoryUtilization,
+    ...(setup.reserveGiB !== undefined ? { reserveGiB: setup.reserveGiB } : {}),
+  });
+  const kvBlocks = Math.floor(Math.min(plan.kvTokens, 2 ** 31) / BLOCK_SIZE);
+  if (kvBlocks < 1) {
+    throw new SimSetupError(
+      `${m.id} at ${precision} does not fit on ${acc.id} with tp=${par.tp} pp=${par.pp}` +
+        `${par.dpAttn ? ' dp-attn' : ''}: weights need ${gib(plan.weightBytesPerRank)} GiB per rank plus ` +
+        `${gib(plan.reserveBytes)} GiB reserve; budget ${gib(plan.budgetBytes)} GiB ` +
+        `(${acc.memoryGiB} GiB × ${gpuMemoryUtilization}). Raise tp/pp or the memory utilization.`,
+    );
+  }
+  const perf = new PerfModel({
+    model: m,
+    accelerator: acc,
+    precision,
+    kvPrecision,
+    par,
+    spec: setup.spec ?? null,
+  });
+  const engineOptions: EngineOptions = {
+    timer: perf,
+    kvBlocks,
+    maxNumSeqs: positiveInt('max-num-seqs', setup.maxNumSeqs, 256),
+    maxNumBatchedTokens: positiveInt('max-num-batched-tokens', setup.maxNumBatchedTokens, 8192),
+    chunkedPrefill: setup.chunkedPrefill ?? true,
+    prefixCaching: setup.prefixCaching ?? false,
+    spec: setup.spec ?? null,
+    seed: setup.seed ?? 0,
+  };
+  return {
+    model: m,
+    accelerator: acc,
+    precision,
+    kvPrecision,
+    par,
+    gpus: perf.gpus,
+    plan,
+    kvBlocks,
+    perf,
+    engineOptions,
+  };
+}
+
+/** Resolves the setup and builds an engine on it (what `infx sim serve` calls). */
+export function createSimEngine(
+  setup: SimSetup,
+  hooks: EngineHooks = {},
+): { engine: SimEngine; resolved: ResolvedSim } {
+  const resolved = resolveSim(setup);
+  return { engine: new SimEngine(resolved.engineOptions, hooks), resolved };
+}

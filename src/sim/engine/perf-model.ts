@@ -1,0 +1,258 @@
+import {
+  BYTES_PER_PARAM,
+  kvBytesPerTokenPerRank,
+  type Parallelism,
+  stateBytesPerSeqPerRank,
+  weightSplit,
+} from '../../catalog/memory.ts';
+import type { AcceleratorSpec, ModelSpec, Precision } from '../../schema/catalog.ts';
+import type { SpecDecodingConfig } from './spec-decode.ts';
+
+/**
+ * Roofline step time of one engine iteration (one forward pass over a continuous batch).
+ *
+ *   step = max(compute, memory) + communication + layer floor + draft + overhead
+ *
+ * - compute: GEMM FLOPs 2 · activeParams per new token, plus attention FLOPs growing with the context
+ *   (causal inside a prefill chunk), over the TP group, at the precision's dense TFLOP/s × an efficiency.
+ * - memory: weight bytes read per rank (MoE: only the experts the batch's tokens route to, growing with the
+ *   token count towards every expert on the rank; with EP the busiest rank sets the pace), plus the KV cache
+ *   every sequence reads (sparse top-k attention reads at most topK tokens), plus hybrid models' state.
+ * - communication: per layer, TP all-reduces (attention and FFN) or, with DP-attention + EP, the MoE
+ *   all-to-all dispatch/combine, over the scale-up link; plus PP stage hops. Not overlapped with compute
+ *   (decode-time collectives sit on the critical path).
+ * - layer floor: fixed latency of the ~10–20 small kernels of a layer that no bandwidth hides (norms, RoPE,
+ *   routing, permutes, launches inside CUDA graphs). This is what keeps batch-1 decode of large MoE models
+ *   far below their bandwidth roofline.
+ * - PP: the step walks all stages in turn (no micro-batch interleaving), so PP buys memory, not speed;
+ *   the idle stages are the bubble.
+ * Memory and compute are evaluated for the whole depth on one rank of each stage in turn, which is the
+ * same as per stage × pp.
+ */
+
+/** Achieved fraction of peak HBM bandwidth by decode GEMV/attention kernels (vLLM/SGLang profiles: 80–90%). */
+export const MEM_BW_EFFICIENCY = 0.88;
+/** Achieved fraction of dense peak by prefill GEMMs end to end (MFU of vLLM/SGLang prefill: ~40–60%). */
+export const GEMM_EFFICIENCY: Readonly<Record<Precision, number>> = { bf16: 0.6, fp8: 0.5, fp4: 0.4 };
+/** FlashAttention-2/3 forward reaches 50–75% of bf16 peak on long sequences; MLA and short chunks less. */
+export const ATTENTION_EFFICIENCY = 0.45;
+/** NCCL / custom all-reduce bus bandwidth as a fraction of the unidirectional link (nccl-tests: 70–80%). */
+export const LINK_EFFICIENCY = 0.7;
+/** One small all-reduce within a node (one-shot custom all-reduce / NCCL LL protocol): ~8–20 µs. */
+export const ALLREDUCE_LATENCY_US = 12;
+/** One MoE all-to-all (DeepEP low-latency dispatch or combine): ~20–40 µs. */
+export const ALLTOALL_LATENCY_US = 25;
+/** One pipeline-stage hop (send/recv of activations). */
+export const PP_HOP_LATENCY_US = 20;
+/** Fixed per-step cost: scheduler, input preparation, CUDA-graph replay, sampling (async scheduling hides most). */
+export const STEP_OVERHEAD_MS = 0.3;
+/** Per running sequence per step: input tensors, sampling, detokenization, output processing. */
+export const PER_SEQ_OVERHEAD_US = 4;
+/**
+ * Per-layer kernel floors, µs (calibrated: Llama-3.1-8B batch-1 decode on H100 ~150–200 tok/s, DeepSeek-R1
+ * on 8×H200 ~40–70 tok/s/user at low concurrency, both public).
+ */
+export const LAYER_FLOOR_US = { attention: 10, mla: 40, denseFfn: 8, moe: 140 } as const;
+/** Activations travel in bf16; MoE dispatch in fp8 (1 B), combine in bf16 (2 B). */
+const ACT_BYTES = 2;
+const DISPATCH_COMBINE_BYTES = 3;
+/** MTP draft: one extra transformer layer plus the shared embedding/LM head, in layer equivalents. */
+export const MTP_DRAFT_LAYER_EQUIV = 1.5;
+/** A separate draft model's forward per draft token, as a fraction of the target's (e.g. EAGLE / 1B drafts). */
+export const DRAFT_MODEL_COST_FRACTION = 0.1;
+/** Launch/sampling cost of each draft forward. */
+export const DRAFT_FORWARD_OVERHEAD_MS = 0.05;
+
+export interface PerfSetup {
+  model: ModelSpec;
+  accelerator: AcceleratorSpec;
+  /** Weight precision (and GEMM rate). */
+  precision: Precision;
+  kvPrecision: Precision;
+  par: Parallelism;
+  spec?: SpecDecodingConfig | null;
+}
+
+/** One sequence's work in a step: tokens fed now, and tokens already in its KV cache. */
+export interface BatchEntry {
+  newTokens: number;
+  context: number;
+}
+
+export interface StepBreakdown {
+  computeMs: number;
+  memoryMs: number;
+  commMs: number;
+  floorMs: number;
+  draftMs: number;
+  overheadMs: number;
+  totalMs: number;
+}
+
+function gemmTflops(acc: AcceleratorSpec, p: Precision): { tflops: number; eff: number } {
+  if (p === 'fp4' && acc.denseTflops.fp4 !== null)
+    return { tflops: acc.denseTflops.fp4, eff: GEMM_EFFICIENCY.fp4 };
+  // No FP4 tensor cores (H100/H200/MI300X): FP4 weights are dequantized into FP8 GEMMs.
+  if (p === 'fp4' || p === 'fp8') return { tflops: acc.denseTflops.fp8, eff: GEMM_EFFICIENCY.fp8 };
+  return { tflops: acc.denseTflops.bf16, eff: GEMM_EFFICIENCY.bf16 };
+}
+
+export class PerfModel {
+  readonly gpus: number;
+  private readonly tp: number;
+  private readonly pp: number;
+  private readonly ep: number;
+  private readonly dpA: number;
+  private readonly attnTp: number;
+  private readonly layers: number;
+  private readonly hidden: number;
+  private readonly activeParams: number;
+  private readonly denseBytesRank: number;
+  private readonly routedBytesRank: number;
+  private readonly experts: number;
+  private readonly topExperts: number;
+  /** Attention FLOPs per (query token, attended token), all KV layers. */
+  private readonly attnFlopsPerPair: number;
+  private readonly kvBytesPerTokenRank: number;
+  private readonly stateBytesRank: number;
+  private readonly topK: number;
+  private readonly gemmRate: number;
+  private readonly attnRate: number;
+  private readonly bw: number;
+  private readonly link: number;
+  private readonly floorMs: number;
+  private readonly spec: SpecDecodingConfig | null;
+
+  constructor(readonly setup: PerfSetup) {
+    const { model: m, accelerator: acc, par } = setup;
+    this.tp = par.tp;
+    this.pp = par.pp;
+    this.ep = Math.max(1, par.ep);
+    this.dpA = par.dpAttn ? par.tp : 1;
+    this.attnTp = par.tp / this.dpA;
+    this.gpus = par.tp * par.pp;
+    this.layers = m.layers;
+    this.hidden = m.hiddenSize;
+    this.activeParams = m.activeParamsB * 1e9;
+    // Weights as the catalog's memory model holds them (memory.ts): routed experts over max(tp, ep) ranks
+    // (EP whole experts or TP slices), the rest over tp, or replicated with DP-attention. FP4 MoE
+    // checkpoints keep the non-expert part at fp8.
+    const split = weightSplit(m);
+    const routedBpp = BYTES_PER_PARAM[setup.precision];
+    const otherBpp = setup.precision === 'fp4' && m.moe ? BYTES_PER_PARAM.fp8 : routedBpp;
+    this.denseBytesRank = (split.otherB * 1e9 * otherBpp) / this.attnTp;
+    this.routedBytesRank = (split.routedB * 1e9 * routedBpp) / Math.max(this.tp, this.ep);
+    this.experts = m.moe?.experts ?? 0;
+    this.topExperts = m.moe?.activeExperts ?? 0;
+    const a = m.attention;
+    // QK^T and AV, 2 FLOPs per multiply-add. MLA prefill runs the non-absorbed form with 128-wide nope/value
+    // heads (kvLoraRank / 4 for DeepSeek-V3's 512) plus the RoPE part.
+    const perHead =
+      a.kind === 'MLA' ? 2 * (a.kvLoraRank / 4 + a.ropeHeadDim) + 2 * (a.kvLoraRank / 4) : 4 * a.headDim;
+    this.attnFlopsPerPair = perHead * a.heads * m.kvLayers;
+    // KV per token on one rank over the whole depth (the catalog's per-rank split with pp = 1: GQA heads over
+    // tp, MLA latent replicated); with DP-attention a rank holds (and reads) only 1/dpA of the sequences.
+    const depth = { ...par, pp: 1 };
+    this.kvBytesPerTokenRank = kvBytesPerTokenPerRank(m, setup.kvPrecision, depth) / this.dpA;
+    this.stateBytesRank = stateBytesPerSeqPerRank(m, depth) / this.dpA;
+    this.topK = m.sparseAttentionTopK ?? Number.POSITIVE_INFINITY;
+    const g = gemmTflops(acc, setup.precision);
+    this.gemmRate = g.tflops * 1e12 * g.eff;
+    this.attnRate = acc.denseTflops.bf16 * 1e12 * ATTENTION_EFFICIENCY;
+    this.bw = acc.memoryBandwidthTBs * 1e12 * MEM_BW_EFFICIENCY;
+    this.link = acc.scaleUp.bandwidthGBs * 1e9 * LINK_EFFICIENCY;
+    const attnFloor = a.kind === 'MLA' ? LAYER_FLOOR_US.mla : LAYER_FLOOR_US.attention;
+    const ffnFloor = m.moe ? LAYER_FLOOR_US.moe : LAYER_FLOOR_US.denseFfn;
+    this.floorMs = (m.layers * (attnFloor + ffnFloor)) / 1000;
+    this.spec = setup.spec ?? null;
+  }
+
+  /** Step time in ms for the batch; `draftSeqs` sequences (decoding with spec decoding) also draft. */
+  stepTimeMs(entries: readonly BatchEntry[], draftSeqs = 0): number {
+    return this.breakdown(entries, draftSeqs).totalMs;
+  }
+
+  breakdown(entries: readonly BatchEntry[], draftSeqs = 0): StepBreakdown {
+    let tokens = 0;
+    let pairs = 0;
+    let kvTokens = 0;
+    const topK = this.topK;
+    for (const e of entries) {
+      const n = e.newTokens;
+      tokens += n;
+      // Query i (0-based) of the chunk attends to context + i + 1 tokens, capped at topK.
+      const full = e.context + (n + 1) / 2;
+      pairs += n * Math.min(full, topK);
+      kvTokens += Math.min(e.context + n, topK * n);
+    }
+    const seqs = entries.length;
+    if (seqs === 0)
+      return { computeMs: 0, memoryMs: 0, commMs: 0, floorMs: 0, draftMs: 0, overheadMs: 0, totalMs: 0 };
+    const computeS =
+      (2 * this.activeParams * tokens) / this.tp / this.gemmRate +
+      (this.attnFlopsPerPair * pairs) / this.tp / this.attnRate;
+    const weightBytes = this.denseBytesRank + this.routedBytesRank * this.expertFraction(tokens);
+    const memBytes = weightBytes + kvTokens * this.kvBytesPerTokenRank + seqs * this.stateBytesRank;
+    const memoryS = memBytes / this.bw;
+    const commMs = this.commMs(tokens);
+    const coreMs = Math.max(computeS, memoryS) * 1000 + commMs + this.floorMs;
+    let draftMs = 0;
+    if (this.spec && draftSeqs > 0) {
+      const k = this.spec.draftTokens;
+      const perToken =
+        this.spec.method === 'mtp' ? MTP_DRAFT_LAYER_EQUIV / this.layers : DRAFT_MODEL_COST_FRACTION;
+      // Drafting runs over the decoding sequences only; scale the core cost by their share of the batch.
+      draftMs = k * (perToken * coreMs * (draftSeqs / seqs) + DRAFT_FORWARD_OVERHEAD_MS);
+    }
+    const overheadMs = STEP_OVERHEAD_MS + (seqs * PER_SEQ_OVERHEAD_US) / 1000;
+    return {
+      computeMs: computeS * 1000,
+      memoryMs: memoryS * 1000,
+      commMs,
+      floorMs: this.floorMs,
+      draftMs,
+      overheadMs,
+      totalMs: coreMs + draftMs + overheadMs,
+    };
+  }
+
+  /**
+   * Fraction of the rank's routed-expert bytes a step reads. T tokens each pick k of E experts:
+   * E[distinct experts] = E·(1 − (1 − k/E)^T). With EP the rank holds E/ep whole experts and the busiest
+   * rank sets the step time (Gaussian approximation of the maximum); with TP every rank reads a slice of
+   * every active expert, so it is balanced.
+   */
+  expertFraction(tokens: number): number {
+    if (this.experts === 0 || tokens === 0) return 0;
+    const f = 1 - (1 - this.topExperts / this.experts) ** tokens;
+    if (this.ep <= 1) return f;
+    const perRank = this.experts / this.ep;
+    const mean = f * perRank;
+    const busiest = Math.min(perRank, mean + Math.sqrt(2 * mean * Math.log(this.ep)));
+    return busiest / perRank;
+  }
+
+  private allReduceMs(bytes: number, n: number): number {
+    if (n <= 1) return 0;
+    return ALLREDUCE_LATENCY_US / 1000 + ((2 * (n - 1)) / n) * (bytes / this.link) * 1000;
+  }
+
+  private commMs(tokens: number): number {
+    const actBytes = tokens * this.hidden * ACT_BYTES;
+    let perLayer = 0;
+    if (this.attnTp > 1) perLayer += this.allReduceMs(actBytes / this.dpA, this.attnTp);
+    if (this.experts > 0 && this.dpA > 1 && this.ep > 1) {
+      const sendBytes =
+        (tokens / this.tp) *
+        this.topExperts *
+        this.hidden *
+        DISPATCH_COMBINE_BYTES *
+        ((this.ep - 1) / this.ep);
+      perLayer += (2 * ALLTOALL_LATENCY_US) / 1000 + (sendBytes / this.link) * 1000;
+    } else {
+      perLayer += this.allReduceMs(actBytes, this.tp);
+    }
+    const hops = (this.pp - 1) * (PP_HOP_LATENCY_US / 1000 + (actBytes / this.link) * 1000);
+    return perLayer * this.layers + hops;
+  }
+}

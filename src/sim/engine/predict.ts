@@ -1,0 +1,184 @@
+import { resolveSim, type SimSetup } from './config.ts';
+import { SimEngine } from './engine.ts';
+import { Prng } from './prng.ts';
+
+/**
+ * Fast prediction of one benchmark point: a closed loop of `concurrency` clients, each sending a request
+ * of ISL/OSL tokens (lengths drawn as the reference client does: uniform in [floor(L·r), L], r = 0.8, with
+ * ignore_eos) as soon as its previous one finished, simulated on the engine in virtual time — the same
+ * scheduler and roofline model `infx sim serve` runs, with no wall clock involved.
+ *
+ * Warm-up: the first `concurrency` completions (every client has cycled once, so the all-at-once start has
+ * spread out) are discarded. Measurement: the next `measureRequests` completions (default 2 × concurrency,
+ * at least 16). Throughput is output tokens emitted inside the measured window over its length; total
+ * throughput adds the measured requests' input tokens in proportion (ISL/OSL per request), as the
+ * reference's total_token_throughput does. Interactivity is 1000 / median TPOT, TPOT = (E2E − TTFT) /
+ * (output − 1) per request, the reference's `median_intvty`.
+ */
+
+export interface PredictConfig extends SimSetup {
+  isl: number;
+  osl: number;
+  concurrency: number;
+  /** Length spread of the random dataset; 1 = fixed lengths. Default 0.8 (the reference). */
+  rangeRatio?: number;
+  /** Completions measured after warm-up; default max(16, 2 × concurrency). */
+  measureRequests?: number;
+  /** Seeds the request lengths; default 0. */
+  workloadSeed?: number;
+}
+
+export interface LatencyStats {
+  mean: number;
+  median: number;
+  p90: number;
+  p99: number;
+}
+
+export interface PredictResult {
+  gpus: number;
+  concurrency: number;
+  /** Total (input + output) tokens/s per GPU. */
+  throughputPerGpu: number;
+  outputThroughputPerGpu: number;
+  inputThroughputPerGpu: number;
+  /** tok/s/user: 1000 / median TPOT (ms). */
+  interactivity: number;
+  ttftMs: LatencyStats;
+  e2eMs: LatencyStats;
+  tpotMs: LatencyStats;
+  /** Requests measured and the virtual time they spanned. */
+  measuredRequests: number;
+  windowMs: number;
+  steps: number;
+  preemptions: number;
+  /** Highest KV usage seen in the window, 0..1. */
+  peakKvUsage: number;
+  kvCapacityTokens: number;
+}
+
+export class PredictError extends Error {
+  override name = 'PredictError';
+}
+
+/** Linear-interpolated percentile (NumPy's default), as the reference client computes. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  const k = ((sorted.length - 1) * p) / 100;
+  const f = Math.floor(k);
+  const lo = sorted[f]!;
+  return f + 1 < sorted.length ? lo + (k - f) * (sorted[f + 1]! - lo) : lo;
+}
+
+export function latencyStats(values: readonly number[]): LatencyStats {
+  const s = [...values].sort((a, b) => a - b);
+  const mean = s.reduce((a, b) => a + b, 0) / Math.max(1, s.length);
+  return { mean, median: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99) };
+}
+
+interface Done {
+  isl: number;
+  osl: number;
+  ttft: number;
+  e2e: number;
+}
+
+export function predictPoint(config: PredictConfig): PredictResult {
+  const { isl, osl, concurrency: conc } = config;
+  for (const [k, v] of [
+    ['isl', isl],
+    ['osl', osl],
+    ['concurrency', conc],
+  ] as const) {
+    if (!Number.isInteger(v) || v < 1) throw new PredictError(`${k} must be an integer >= 1, got ${v}`);
+  }
+  const r = config.rangeRatio ?? 0.8;
+  if (!(r > 0 && r <= 1)) throw new PredictError(`range ratio must be in (0, 1], got ${r}`);
+  const resolved = resolveSim({ ...config, maxNumSeqs: config.maxNumSeqs ?? Math.max(256, conc) });
+  const warmup = conc;
+  const measure = config.measureRequests ?? Math.max(16, 2 * conc);
+  const lengths = new Prng(config.workloadSeed ?? 0);
+  const draw = (l: number) => lengths.int(Math.max(1, Math.floor(l * r)), l);
+
+  const done: Done[] = [];
+  const lens = new Map<string, { isl: number; osl: number }>();
+  let completions = 0;
+  let submitted = 0;
+  let windowStart = Number.NaN;
+  let windowEnd = Number.NaN;
+  let tokensAtStart = 0;
+  let tokensAtEnd = 0;
+  let peakKv = 0;
+  let preemptionsAtStart = 0;
+  const engine = new SimEngine(resolved.engineOptions, {
+    onFinish: (id, info) => {
+      completions++;
+      const l = lens.get(id)!;
+      lens.delete(id);
+      if (completions === warmup) {
+        windowStart = info.finishMs;
+        const g = engine.gauges();
+        preemptionsAtStart = g.preemptionsTotal;
+        tokensAtStart = g.generationTokensTotal;
+      } else if (completions > warmup && completions <= warmup + measure) {
+        done.push({
+          isl: l.isl,
+          osl: info.outputTokens,
+          ttft: info.firstTokenMs! - info.arrivalMs,
+          e2e: info.finishMs - info.arrivalMs,
+        });
+        if (completions === warmup + measure) {
+          windowEnd = info.finishMs;
+          tokensAtEnd = engine.gauges().generationTokensTotal;
+        }
+      }
+      if (completions < warmup + measure) submit();
+    },
+  });
+  const submit = () => {
+    const id = `r${submitted++}`;
+    const l = { isl: draw(isl), osl: draw(osl) };
+    lens.set(id, l);
+    engine.submit({ id, promptTokens: l.isl, maxTokens: l.osl, ignoreEos: true });
+  };
+  const cap = engine.capacityTokens;
+  if (isl + osl > cap) {
+    throw new PredictError(
+      `one request of ${isl}+${osl} tokens exceeds the KV cache (${cap} tokens) of ${resolved.model.id} on ` +
+        `${resolved.accelerator.id} at this parallelism and memory utilization`,
+    );
+  }
+  for (let i = 0; i < conc; i++) submit();
+  let steps = 0;
+  while (Number.isNaN(windowEnd)) {
+    const info = engine.step();
+    if (!info) throw new PredictError('internal: the engine went idle before the measurement finished');
+    steps++;
+    if (completions >= warmup) peakKv = Math.max(peakKv, engine.kvUsage);
+  }
+  const windowMs = windowEnd - windowStart;
+  const gpus = resolved.gpus;
+  const outTput = (tokensAtEnd - tokensAtStart) / (windowMs / 1000);
+  const sumIsl = done.reduce((a, d) => a + d.isl, 0);
+  const sumOsl = done.reduce((a, d) => a + d.osl, 0);
+  const inTput = outTput * (sumIsl / sumOsl);
+  const tpots = done.filter((d) => d.osl > 1).map((d) => (d.e2e - d.ttft) / (d.osl - 1));
+  const tpot = latencyStats(tpots);
+  return {
+    gpus,
+    concurrency: conc,
+    throughputPerGpu: (outTput + inTput) / gpus,
+    outputThroughputPerGpu: outTput / gpus,
+    inputThroughputPerGpu: inTput / gpus,
+    interactivity: tpot.median > 0 ? 1000 / tpot.median : 0,
+    ttftMs: latencyStats(done.map((d) => d.ttft)),
+    e2eMs: latencyStats(done.map((d) => d.e2e)),
+    tpotMs: tpot,
+    measuredRequests: done.length,
+    windowMs,
+    steps,
+    preemptions: engine.gauges().preemptionsTotal - preemptionsAtStart,
+    peakKvUsage: peakKv,
+    kvCapacityTokens: cap,
+  };
+}

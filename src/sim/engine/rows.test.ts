@@ -1,0 +1,107 @@
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { registerSimPredict } from '../../cli/sim-predict.ts';
+import { formatOutcome, predictRows } from './rows.ts';
+
+const row = {
+  image: 'lmsysorg/sglang:v0.5.12-cu130',
+  model: 'deepseek-ai/DeepSeek-R1-0528',
+  'model-prefix': 'dsr1',
+  precision: 'fp8',
+  framework: 'sglang',
+  runner: 'h200-dgxc',
+  isl: 1024,
+  osl: 256,
+  tp: 8,
+  pp: 1,
+  'dcp-size': 1,
+  'pcp-size': 1,
+  conc: 4,
+  'max-model-len': 2048,
+  ep: 1,
+  'dp-attn': false,
+  'spec-decoding': 'none',
+  'exp-name': 'dsr1_1k1k',
+  disagg: false,
+  'run-eval': false,
+};
+
+const multiNode = {
+  ...row,
+  conc: [8, 16],
+  prefill: { 'num-worker': 1, tp: 8, ep: 8, 'dp-attn': false, pp: 1, 'dcp-size': 1, 'pcp-size': 1 },
+  decode: { 'num-worker': 1, tp: 8, ep: 8, 'dp-attn': true, pp: 1, 'dcp-size': 1, 'pcp-size': 1 },
+  disagg: true,
+};
+
+describe('predictRows', () => {
+  it('predicts single-node rows, one point per concurrency, and reports multi-node rows unsupported', () => {
+    const out = predictRows([row, { ...row, conc: [1, 8], 'spec-decoding': 'mtp' }, multiNode]);
+    expect(out.map((o) => [o.status, o.conc])).toEqual([
+      ['ok', 4],
+      ['ok', 1],
+      ['ok', 8],
+      ['unsupported', 8],
+      ['unsupported', 16],
+    ]);
+    const first = out[0]!;
+    if (first.status !== 'ok') throw new Error('expected a prediction');
+    expect(first.prediction.gpus).toBe(8);
+    expect(first.prediction.interactivity).toBeGreaterThan(0);
+    expect(out[1]!.status === 'ok' && out[1]!.acceptanceLength).toBe(2.5);
+    expect(formatOutcome(first)).toMatch(/^dsr1_1k1k h200-dgxc fp8 sglang tp8 conc=4: \d+ tok\/s\/GPU/);
+    expect(formatOutcome(out[3]!)).toMatch(/unsupported: multi-node/);
+  });
+
+  it('turns unknown models and hardware into error outcomes carrying the catalog message', () => {
+    const out = predictRows([
+      { ...row, model: 'acme/Nope-1T', 'model-prefix': 'nope' },
+      { ...row, runner: 'tpu-v9' },
+    ]);
+    expect(out.map((o) => o.status)).toEqual(['error', 'error']);
+    expect(out[0]!.status === 'error' && out[0]!.reason).toMatch(/unknown model 'acme\/Nope-1T'.*models\.ts/);
+    expect(out[1]!.status === 'error' && out[1]!.reason).toMatch(/unknown accelerator 'tpu-v9'/);
+  });
+});
+
+async function cli(args: string[], stdin = '') {
+  let stdout = '';
+  let stderr = '';
+  let code = 0;
+  const io = {
+    stdout: (t: string) => {
+      stdout += t;
+    },
+    stderr: (t: string) => {
+      stderr += t;
+    },
+    readStdin: async () => stdin,
+    isTTY: false,
+  };
+  const program = new Command().exitOverride();
+  registerSimPredict(program.command('sim'), io, (c) => {
+    code = c;
+  });
+  await program.parseAsync(['sim', 'predict', ...args], { from: 'user' });
+  return { stdout, stderr, code };
+}
+
+describe('infx sim predict', () => {
+  it('prints one line per point from stdin, or JSON with --format json', async () => {
+    const text = await cli([], JSON.stringify([{ ...row, conc: [1, 4] }]));
+    expect(text.code).toBe(0);
+    expect(text.stdout.trim().split('\n')).toHaveLength(2);
+    const json = await cli(['--format', 'json'], JSON.stringify([row]));
+    const parsed = JSON.parse(json.stdout);
+    expect(parsed[0]).toMatchObject({ status: 'ok', conc: 4, prediction: { gpus: 8 } });
+  });
+
+  it('exits 1 with the catalog message for an unknown model, and on bad input', async () => {
+    const bad = await cli([], JSON.stringify([{ ...row, model: 'acme/Nope-1T', 'model-prefix': 'nope' }]));
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error: .*unknown model 'acme\/Nope-1T'/);
+    expect((await cli([], '')).code).toBe(1);
+    expect((await cli([], '{not json')).stderr).toMatch(/not valid JSON/);
+    expect((await cli(['/nonexistent/rows.json'])).stderr).toMatch(/does not exist/);
+  });
+});

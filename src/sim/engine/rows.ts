@@ -1,0 +1,207 @@
+import { CatalogError, model as catalogModel } from '../../catalog/index.ts';
+import { PRECISIONS, type Precision } from '../../schema/catalog.ts';
+import { SimSetupError } from './config.ts';
+import { PredictError, type PredictResult, predictPoint } from './predict.ts';
+import type { SpecDecodingConfig } from './spec-decode.ts';
+
+/**
+ * Matrix rows (the generator's JSON) to predictions: one point per row and concurrency. Single-node
+ * fixed-seq-len rows are predicted; agentic and multi-node (disaggregated) rows are reported unsupported.
+ */
+
+export interface PredictRowsOptions {
+  gpuMemoryUtilization?: number;
+  /** Draft tokens per step for spec-decoding rows (rows do not carry it); default 3. */
+  draftTokens?: number;
+  /** Mean acceptance length for spec-decoding rows; default per model (SPEC_AL), else 2.5. */
+  acceptanceLength?: number;
+  rangeRatio?: number;
+  seed?: number;
+}
+
+/**
+ * Golden acceptance lengths at 3 draft tokens (client-metrics-spec §6: SPEED-Bench coding, thinking on);
+ * dsr1 is not in the golden set: 2.5 is the typical DeepSeek-R1 MTP-3 figure, an estimate.
+ */
+export const SPEC_AL: Readonly<Record<string, number>> = {
+  dsv4: 2.49,
+  'glm5.2': 2.99,
+  'qwen3.5': 3.39,
+  minimaxm3: 2.78,
+};
+export const DEFAULT_DRAFT_TOKENS = 3;
+export const DEFAULT_AL = 2.5;
+
+export interface PointIdentity {
+  row: number;
+  expName: string;
+  model: string;
+  runner: string;
+  framework: string;
+  precision: string;
+  tp: number | null;
+  ep: number | null;
+  dpAttn: boolean | null;
+  pp: number | null;
+  isl: number | null;
+  osl: number | null;
+  conc: number | null;
+  specDecoding: string;
+}
+
+export type PointOutcome =
+  | (PointIdentity & { status: 'ok'; prediction: PredictResult; acceptanceLength: number | null })
+  | (PointIdentity & { status: 'unsupported'; reason: string })
+  | (PointIdentity & { status: 'error'; reason: string });
+
+export class RowsError extends Error {
+  override name = 'RowsError';
+}
+
+type Row = Record<string, unknown>;
+const isRecord = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (r: Row, k: string) => (typeof r[k] === 'string' ? (r[k] as string) : '');
+const int = (r: Row, k: string) => (Number.isInteger(r[k]) ? (r[k] as number) : null);
+
+function identity(r: Row, index: number, conc: number | null): PointIdentity {
+  return {
+    row: index,
+    expName: str(r, 'exp-name'),
+    model: str(r, 'model') || str(r, 'model-prefix'),
+    runner: str(r, 'runner'),
+    framework: str(r, 'framework'),
+    precision: str(r, 'precision'),
+    tp: int(r, 'tp'),
+    ep: int(r, 'ep'),
+    dpAttn: typeof r['dp-attn'] === 'boolean' ? (r['dp-attn'] as boolean) : null,
+    pp: int(r, 'pp'),
+    isl: int(r, 'isl'),
+    osl: int(r, 'osl'),
+    conc,
+    specDecoding: str(r, 'spec-decoding') || 'none',
+  };
+}
+
+/** The model a row names: its `model` checkpoint, else its `model-prefix`; the CatalogError of `model`. */
+function rowModel(r: Row): string {
+  const name = str(r, 'model');
+  const prefix = str(r, 'model-prefix');
+  try {
+    return catalogModel(name || prefix).id;
+  } catch (err) {
+    if (!(err instanceof CatalogError) || !prefix || !name) throw err;
+    try {
+      return catalogModel(prefix).id;
+    } catch {
+      throw err;
+    }
+  }
+}
+
+function unsupported(r: Row): string | null {
+  if (r['scenario-type'] === 'agentic-coding') {
+    return 'agentic rows have no fixed ISL/OSL: not predicted (fixed-seq-len rows only)';
+  }
+  if (r.prefill != null || r.decode != null) {
+    return 'multi-node / disaggregated rows are not simulated yet (single-node rows only)';
+  }
+  return null;
+}
+
+function requireInt(r: Row, k: string, where: string, dflt?: number): number {
+  const v = r[k] ?? dflt;
+  if (!Number.isInteger(v) || (v as number) < 1) {
+    throw new RowsError(`${where}: '${k}' must be an integer >= 1, got ${JSON.stringify(r[k])}`);
+  }
+  return v as number;
+}
+
+function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): PointOutcome {
+  const where = `row ${id.row}${id.expName ? ` (${id.expName})` : ''}`;
+  const precision = str(r, 'precision');
+  if (!(PRECISIONS as readonly string[]).includes(precision)) {
+    throw new RowsError(`${where}: precision '${precision}' is not one of ${PRECISIONS.join(', ')}`);
+  }
+  const method = id.specDecoding;
+  let spec: SpecDecodingConfig | null = null;
+  if (method === 'mtp' || method === 'draft_model') {
+    const prefix = str(r, 'model-prefix');
+    spec = {
+      method,
+      draftTokens: opts.draftTokens ?? DEFAULT_DRAFT_TOKENS,
+      acceptanceLength: opts.acceptanceLength ?? SPEC_AL[prefix] ?? DEFAULT_AL,
+    };
+  } else if (method !== 'none') {
+    throw new RowsError(`${where}: unknown spec-decoding '${method}'`);
+  }
+  const prediction = predictPoint({
+    model: rowModel(r),
+    hardware: str(r, 'runner'),
+    precision: precision as Precision,
+    tp: requireInt(r, 'tp', where),
+    pp: requireInt(r, 'pp', where, 1),
+    ep: requireInt(r, 'ep', where, 1),
+    dpAttn: r['dp-attn'] === true,
+    isl: requireInt(r, 'isl', where),
+    osl: requireInt(r, 'osl', where),
+    concurrency: id.conc!,
+    spec,
+    ...(opts.gpuMemoryUtilization !== undefined ? { gpuMemoryUtilization: opts.gpuMemoryUtilization } : {}),
+    ...(opts.rangeRatio !== undefined ? { rangeRatio: opts.rangeRatio } : {}),
+    ...(opts.seed !== undefined ? { seed: opts.seed, workloadSeed: opts.seed } : {}),
+  });
+  return { ...id, status: 'ok', prediction, acceptanceLength: spec?.acceptanceLength ?? null };
+}
+
+/**
+ * Predicts every point of a parsed matrix (an array of rows, or one row). A row with several
+ * concurrencies gives one point each. Catalog, setup and row errors become `error` outcomes (callers
+ * exit non-zero); a malformed document throws RowsError.
+ */
+export function predictRows(doc: unknown, opts: PredictRowsOptions = {}): PointOutcome[] {
+  const rows = Array.isArray(doc) ? doc : [doc];
+  const out: PointOutcome[] = [];
+  rows.forEach((r, index) => {
+    if (!isRecord(r))
+      throw new RowsError(`row ${index}: expected a matrix row object, got ${JSON.stringify(r)}`);
+    const concs = Array.isArray(r.conc) ? (r.conc as unknown[]) : [r.conc];
+    for (const c of concs) {
+      const id = identity(r, index, Number.isInteger(c) ? (c as number) : null);
+      const why = unsupported(r);
+      if (why !== null) {
+        out.push({ ...id, status: 'unsupported', reason: why });
+        continue;
+      }
+      try {
+        if (id.conc === null || id.conc < 1) {
+          throw new RowsError(`row ${index}: 'conc' must be an integer >= 1 or a list of them`);
+        }
+        out.push(predictRowPoint(r, id, opts));
+      } catch (err) {
+        const known = [CatalogError, SimSetupError, PredictError, RowsError].some((E) => err instanceof E);
+        if (!known) throw err;
+        out.push({ ...id, status: 'error', reason: (err as Error).message });
+      }
+    }
+  });
+  return out;
+}
+
+const fmt = (v: number, digits = 0) => v.toFixed(digits);
+
+/** One line per point, for terminals and logs. */
+export function formatOutcome(o: PointOutcome): string {
+  const par = `tp${o.tp ?? '?'}${o.ep && o.ep > 1 ? ` ep${o.ep}` : ''}${o.dpAttn ? ' dp-attn' : ''}${o.pp && o.pp > 1 ? ` pp${o.pp}` : ''}`;
+  const spec = o.specDecoding !== 'none' ? ` ${o.specDecoding}` : '';
+  const head = [o.expName || o.model, o.runner, o.precision, o.framework, par + spec, `conc=${o.conc ?? '?'}`]
+    .filter((x) => x !== '')
+    .join(' ');
+  if (o.status === 'unsupported') return `${head}: unsupported: ${o.reason}`;
+  if (o.status === 'error') return `${head}: error: ${o.reason}`;
+  const p = o.prediction;
+  return (
+    `${head}: ${fmt(p.throughputPerGpu)} tok/s/GPU (${fmt(p.outputThroughputPerGpu)} output), ` +
+    `${fmt(p.interactivity, 1)} tok/s/user, TTFT ${fmt(p.ttftMs.median)} ms, E2E ${fmt(p.e2eMs.median)} ms ` +
+    `(median; ${p.gpus} GPUs${p.preemptions > 0 ? `, ${p.preemptions} preemptions` : ''})`
+  );
+}

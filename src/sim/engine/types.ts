@@ -1,0 +1,84 @@
+import type { BatchEntry } from './perf-model.ts';
+import type { SpecDecodingConfig } from './spec-decode.ts';
+
+/** The engine's public shapes: requests in, callbacks and gauges out. */
+
+export interface SimRequest {
+  id: string;
+  promptTokens: number;
+  maxTokens: number;
+  /** Hashes of the prompt's full 16-token blocks, chained (block i's hash covers tokens 0..16(i+1)). */
+  prefixHashes?: readonly string[];
+  ignoreEos?: boolean;
+  /** Output length at which the simulated model "emits EOS"; ignored with ignoreEos. Default maxTokens. */
+  stopAfter?: number;
+}
+
+export type FinishReason = 'length' | 'stop' | 'abort';
+
+export interface FinishInfo {
+  reason: FinishReason;
+  promptTokens: number;
+  outputTokens: number;
+  /** Prompt tokens served from the prefix cache at the first admission. */
+  cachedTokens: number;
+  arrivalMs: number;
+  firstTokenMs: number | null;
+  finishMs: number;
+  preemptions: number;
+}
+
+export interface EngineHooks {
+  /** Tokens were emitted: `tokensEmitted` is the request's running total (a step may emit several). */
+  onToken?: (requestId: string, tokensEmitted: number, virtualTimeMs: number) => void;
+  onFinish?: (requestId: string, info: FinishInfo) => void;
+}
+
+export interface StepTimer {
+  stepTimeMs(entries: readonly BatchEntry[], draftSeqs: number): number;
+}
+
+export interface EngineOptions {
+  timer: StepTimer;
+  /** KV cache capacity in blocks of BLOCK_SIZE tokens (from the catalog memory model). */
+  kvBlocks: number;
+  maxNumSeqs?: number;
+  maxNumBatchedTokens?: number;
+  chunkedPrefill?: boolean;
+  prefixCaching?: boolean;
+  spec?: SpecDecodingConfig | null;
+  seed?: number;
+}
+
+export interface EngineGauges {
+  nowMs: number;
+  running: number;
+  waiting: number;
+  /** Fraction of KV blocks held by requests, 0..1. */
+  kvUsage: number;
+  /** KV cache size in tokens (blocks × block size). */
+  kvCapacityTokens: number;
+  /** Prefix-cache hits / queries in tokens since start, 0..1 (0 with no queries). */
+  prefixCacheHitRate: number;
+  prefixCacheQueries: number;
+  prefixCacheHits: number;
+  preemptionsTotal: number;
+  promptTokensTotal: number;
+  generationTokensTotal: number;
+  requestsFinishedTotal: number;
+  stepsTotal: number;
+}
+
+export interface StepInfo {
+  startMs: number;
+  durationMs: number;
+  endMs: number;
+  seqs: number;
+  prefillTokens: number;
+  decodeTokens: number;
+  preempted: number;
+}
+
+export class SimRequestError extends Error {
+  override name = 'SimRequestError';
+}
