@@ -62,36 +62,15 @@ export function load(
 
 export interface ServerProcess {
   url: string;
-  /** Stops the server and returns its per-request log (one event per generation request, by k). */
-  stop(): Promise<ServerEvent[]>;
+  /** Stops the server; resolves when it has exited. */
+  stop(): Promise<void>;
 }
 
-/**
- * The scripted server in its own process (the built CLI), so its timers never share the client's event
- * loop; its log comes back through --log-file. Needs `npm run build` (npm test builds first).
- */
-export async function spawnScripted(
-  script: ScriptedScriptInput,
-  extra: string[] = [],
-): Promise<ServerProcess> {
-  const dir = tmpDir('infx-scripted-');
-  const scriptPath = join(dir, 'script.json');
-  const logPath = join(dir, 'log.jsonl');
-  writeFileSync(scriptPath, JSON.stringify(script));
-  const child = spawn(
-    process.execPath,
-    [
-      join(REPO_ROOT, 'bin/infx.js'),
-      'sim',
-      'scripted',
-      '--script',
-      scriptPath,
-      '--log-file',
-      logPath,
-      ...extra,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+/** An `infx` server command (sim scripted, sim serve) in its own process; it prints "listening on URL". */
+export async function spawnServer(args: string[]): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/infx.js'), ...args, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => {
     stderr += c.toString();
@@ -103,7 +82,7 @@ export async function spawnScripted(
       const m = /listening on (\S+)/.exec(out);
       if (m) resolve(m[1]!);
     });
-    child.once('exit', (code) => reject(new Error(`scripted server exited (${code}): ${stderr}`)));
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}): ${stderr}`)));
   });
   return {
     url,
@@ -111,8 +90,36 @@ export async function spawnScripted(
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
       await exited;
-      const text = readFileSync(logPath, 'utf8');
-      return text
+    },
+  };
+}
+
+/**
+ * The scripted server in its own process (the built CLI), so its timers never share the client's event
+ * loop; its log comes back through --log-file. Needs `npm run build` (npm test builds first).
+ */
+export async function spawnScripted(
+  script: ScriptedScriptInput,
+  extra: string[] = [],
+): Promise<{ url: string; stop(): Promise<ServerEvent[]> }> {
+  const dir = tmpDir('infx-scripted-');
+  const scriptPath = join(dir, 'script.json');
+  const logPath = join(dir, 'log.jsonl');
+  writeFileSync(scriptPath, JSON.stringify(script));
+  const server = await spawnServer([
+    'sim',
+    'scripted',
+    '--script',
+    scriptPath,
+    '--log-file',
+    logPath,
+    ...extra,
+  ]);
+  return {
+    url: server.url,
+    stop: async () => {
+      await server.stop();
+      return readFileSync(logPath, 'utf8')
         .split('\n')
         .filter(Boolean)
         .map((l) => JSON.parse(l) as ServerEvent)

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { registerBench } from './bench.ts';
+import { registerCheck } from './check.ts';
 import { registerDemo } from './demo.ts';
 import { type CliIO, processIO } from './io.ts';
 import { registerMatrix } from './matrix.ts';
@@ -27,6 +28,7 @@ export async function run(argv: readonly string[], io: CliIO = processIO): Promi
   registerSchema(program, io, setExit);
   registerBench(program, io, setExit, VERSION);
   registerSim(program, io, setExit);
+  registerCheck(program, io, setExit);
   registerDemo(program, io);
   program.commands.forEach(function configure(cmd: Command) {
     cmd

@@ -3,6 +3,8 @@ import { ServeError, serveScripted, untilSignal } from '../sim/scripted/run.ts';
 import { ScriptError } from '../sim/scripted/script.ts';
 import { parseIntArg, reportError } from './common.ts';
 import type { CliIO } from './io.ts';
+import { registerSimPredict } from './sim-predict.ts';
+import { registerSimServe } from './sim-serve.ts';
 
 /** `infx sim …`: simulated inference servers. `infx sim scripted`: the scripted OpenAI-compatible server. */
 
@@ -41,6 +43,8 @@ function parseCount(value: string): number {
 
 export function registerSim(program: Command, io: CliIO, setExit: (code: number) => void): void {
   const sim = program.command('sim').description('simulated inference servers');
+  registerSimServe(sim, io, setExit);
+  registerSimPredict(sim, io, setExit);
   sim
     .command('scripted')
     .description(

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ChangelogEntrySchema } from './changelog-entry.ts';
+import { CheckReportSchema } from './check-finding.ts';
 import { CiPriorityPolicySchema } from './ci-priority.ts';
 import { DiagnosticSchema } from './diagnostic.ts';
 import { InferencexRawResultSchema } from './inferencex-result.ts';
@@ -56,6 +57,11 @@ export const SCHEMAS = {
     schema: ScriptedScriptSchema,
     io: 'input',
     about: 'the script of infx sim scripted: per-request timing and faults of the scripted test server',
+  },
+  'check-report': {
+    schema: CheckReportSchema,
+    io: 'output',
+    about: 'infx check --format json: feasibility findings per point',
   },
   diagnostic: {
     schema: DiagnosticSchema,

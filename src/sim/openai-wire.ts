@@ -1,6 +1,6 @@
 /**
- * The OpenAI-compatible wire format of the scripted server: what it reads from a request body, and the exact
- * SSE events and JSON bodies it writes (shaped like vLLM's).
+ * The OpenAI-compatible wire format of infx's servers (scripted and simulated): what they read from a
+ * request body, and the exact SSE events and JSON bodies they write (shaped like vLLM's).
  */
 
 export type Endpoint = 'completions' | 'chat';
@@ -74,6 +74,17 @@ function optionalCount(body: Record<string, unknown>, key: string): number | nul
   return v;
 }
 
+/** The prompt as text: completions' prompt string(s), or chat messages' contents joined. */
+export function promptText(endpoint: Endpoint, body: Record<string, unknown>): string {
+  if (endpoint === 'completions') {
+    const p = body.prompt;
+    if (typeof p === 'string') return p;
+    return Array.isArray(p) ? p.filter((x): x is string => typeof x === 'string').join('') : '';
+  }
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  return messages.map((m) => (isRecord(m) && typeof m.content === 'string' ? m.content : '')).join('\n');
+}
+
 /** Reads a parsed JSON body; throws BadRequest for what no OpenAI server would accept. */
 export function readGenerationRequest(endpoint: Endpoint, body: unknown): GenerationRequest {
   if (!isRecord(body)) throw new BadRequest('the request body must be a JSON object');
@@ -121,8 +132,9 @@ export class Payloads {
     readonly endpoint: Endpoint,
     k: number,
     readonly model: string,
+    tag = 'scripted',
   ) {
-    this.id = endpoint === 'chat' ? `chatcmpl-scripted-${k}` : `cmpl-scripted-${k}`;
+    this.id = endpoint === 'chat' ? `chatcmpl-${tag}-${k}` : `cmpl-${tag}-${k}`;
     this.object = endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion';
   }
 

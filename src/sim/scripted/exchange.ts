@@ -1,7 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ScriptedDefaults, ScriptedFault, ScriptedScript } from '../../schema/scripted-script.ts';
-import { nowMs, type Scheduled, type Scheduler } from './clock.ts';
-import type { Outcome, ServerEvent, WriteRecord } from './log.ts';
 import {
   BadRequest,
   type Channel,
@@ -15,7 +13,9 @@ import {
   Payloads,
   readGenerationRequest,
   usageOf,
-} from './openai.ts';
+} from '../openai-wire.ts';
+import { nowMs, type Scheduled, type Scheduler } from './clock.ts';
+import type { Outcome, ServerEvent, WriteRecord } from './log.ts';
 
 /** What an exchange needs from its server. */
 export interface ExchangeHost {

@@ -1,5 +1,5 @@
 import type { FaultKind } from '../../schema/scripted-script.ts';
-import type { Endpoint } from './openai.ts';
+import type { Endpoint } from '../openai-wire.ts';
 
 /**
  * What the scripted server records of each generation request. Times are milliseconds on the monotonic

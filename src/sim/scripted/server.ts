@@ -6,10 +6,10 @@ import {
   type ScriptedScript,
   type ScriptedScriptInput,
 } from '../../schema/scripted-script.ts';
+import { type Endpoint, errorBody } from '../openai-wire.ts';
 import { nowMs, Scheduler } from './clock.ts';
 import { Exchange, type ExchangeHost, sendJson } from './exchange.ts';
 import type { LogLevel, ServerEvent } from './log.ts';
-import { type Endpoint, errorBody } from './openai.ts';
 import { parseScript, settingsFor } from './script.ts';
 
 /**

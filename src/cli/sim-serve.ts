@@ -1,0 +1,154 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { CatalogError } from '../catalog/index.ts';
+import { PRECISIONS, type Precision } from '../schema/catalog.ts';
+import { type SimSetup, SimSetupError } from '../sim/engine/config.ts';
+import { untilSignal } from '../sim/scripted/run.ts';
+import { startSimServer } from '../sim/serve/server.ts';
+import { readPointFile, ServeSetupError, setupFromRow } from '../sim/serve/setup-from.ts';
+import { loadTokenizer } from '../workload/tokenizers.ts';
+import { parseIntArg } from './common.ts';
+import type { CliIO } from './io.ts';
+
+/** `infx sim serve`: the simulated engine behind an OpenAI-compatible API. */
+
+function positiveInt(value: string): number {
+  const n = parseIntArg(value);
+  if (n < 1) throw new InvalidArgumentError(`must be a positive integer, got '${value}'`);
+  return n;
+}
+
+function positive(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError(`must be a number above 0, got '${value}'`);
+  return n;
+}
+
+interface ServeFlags {
+  point?: string;
+  model?: string;
+  hardware?: string;
+  tp?: number;
+  ep?: number;
+  pp?: number;
+  dpAttn?: boolean;
+  precision?: Precision;
+  kvPrecision?: Precision;
+  gpuMemoryUtilization?: number;
+  maxNumSeqs?: number;
+  maxNumBatchedTokens?: number;
+  prefixCaching?: boolean;
+  specDecoding?: 'mtp' | 'draft_model';
+  draftTokens?: number;
+  acceptanceLength?: number;
+  timeScale: number;
+  seed: number;
+  port: number;
+  host: string;
+  servedModelName?: string;
+  maxModelLen?: number;
+}
+
+async function setupOf(f: ServeFlags): Promise<SimSetup> {
+  const base: SimSetup = f.point
+    ? setupFromRow(await readPointFile(f.point))
+    : (() => {
+        if (!f.model || !f.hardware)
+          throw new ServeSetupError('give --model and --hardware, or --point row.json (a matrix row)');
+        return { model: f.model, hardware: f.hardware };
+      })();
+  const spec =
+    f.specDecoding !== undefined
+      ? {
+          method: f.specDecoding,
+          draftTokens: f.draftTokens ?? 3,
+          acceptanceLength: f.acceptanceLength ?? 2.5,
+        }
+      : base.spec;
+  return {
+    ...base,
+    ...(f.model ? { model: f.model } : {}),
+    ...(f.hardware ? { hardware: f.hardware } : {}),
+    ...(f.tp ? { tp: f.tp } : {}),
+    ...(f.ep ? { ep: f.ep } : {}),
+    ...(f.pp ? { pp: f.pp } : {}),
+    ...(f.dpAttn ? { dpAttn: true } : {}),
+    ...(f.precision ? { precision: f.precision } : {}),
+    ...(f.kvPrecision ? { kvPrecision: f.kvPrecision } : {}),
+    ...(f.gpuMemoryUtilization ? { gpuMemoryUtilization: f.gpuMemoryUtilization } : {}),
+    ...(f.maxNumSeqs ? { maxNumSeqs: f.maxNumSeqs } : {}),
+    ...(f.maxNumBatchedTokens ? { maxNumBatchedTokens: f.maxNumBatchedTokens } : {}),
+    ...(f.prefixCaching ? { prefixCaching: true } : {}),
+    spec: spec ?? null,
+    seed: f.seed,
+  };
+}
+
+export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number) => void): void {
+  sim
+    .command('serve')
+    .description(
+      'serve a simulated inference engine (OpenAI-compatible, vLLM-style /metrics); prints "listening on URL" ' +
+        'and runs until SIGINT/SIGTERM',
+    )
+    .option('--point <row.json>', 'take model, hardware, precision and parallelism from a matrix row')
+    .option('--model <name>', 'model id or config prefix (src/catalog/models.ts)')
+    .option('--hardware <name>', 'accelerator or runner label (src/catalog/accelerators.ts)')
+    .option('--tp <n>', 'tensor parallelism', positiveInt)
+    .option('--ep <n>', 'expert parallelism', positiveInt)
+    .option('--pp <n>', 'pipeline parallelism', positiveInt)
+    .option('--dp-attn', 'data-parallel attention')
+    .addOption(new Option('--precision <p>', 'weight precision (default bf16)').choices(PRECISIONS))
+    .addOption(new Option('--kv-precision <p>', 'KV-cache precision').choices(PRECISIONS))
+    .option(
+      '--gpu-memory-utilization <f>',
+      'fraction of GPU memory the engine may use (default 0.9)',
+      positive,
+    )
+    .option('--max-num-seqs <n>', 'most requests in the running batch (default 256)', positiveInt)
+    .option('--max-num-batched-tokens <n>', 'most tokens per engine step (default 8192)', positiveInt)
+    .option('--prefix-caching', 'reuse KV blocks of shared prompt prefixes')
+    .addOption(new Option('--spec-decoding <method>', 'speculative decoding').choices(['mtp', 'draft_model']))
+    .option('--draft-tokens <k>', 'tokens drafted per step (default 3)', positiveInt)
+    .option(
+      '--acceptance-length <al>',
+      'mean tokens accepted per step, bonus included (default 2.5)',
+      positive,
+    )
+    .option('--time-scale <s>', 'run S times faster than real time', positive, 1)
+    .option('--seed <n>', 'seed of the acceptance draws', parseIntArg, 0)
+    .option('--port <port>', 'port (0: any free port)', parseIntArg, 8000)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--served-model-name <name>', 'model name clients send (default --model)')
+    .option(
+      '--max-model-len <n>',
+      'longest prompt + output accepted (default the model context)',
+      positiveInt,
+    )
+    .action(async (flags: ServeFlags) => {
+      try {
+        const setup = await setupOf(flags);
+        const tokenizer = await loadTokenizer();
+        const server = await startSimServer({
+          setup,
+          timeScale: flags.timeScale,
+          port: flags.port,
+          host: flags.host,
+          tokenize: tokenizer.encode,
+          ...(flags.servedModelName ? { servedModelName: flags.servedModelName } : {}),
+          ...(flags.maxModelLen ? { maxModelLen: flags.maxModelLen } : {}),
+          log: (line) => io.stderr(`${line}\n`),
+        });
+        io.stdout(`listening on ${server.url}\n`);
+        await untilSignal();
+        await server.close();
+      } catch (err) {
+        if (err instanceof ServeSetupError || err instanceof SimSetupError || err instanceof CatalogError) {
+          io.stderr(`error: ${err.message}\n`);
+          setExit(1);
+          return;
+        }
+        throw err;
+      }
+    });
+}

@@ -1,0 +1,167 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PointResultSchema } from '../src/schema/point-result.ts';
+import { TIME_SCALE_HEADER } from '../src/schema/sim-protocol.ts';
+import { type SimServer, startSimServer } from '../src/sim/serve/server.ts';
+import { loadTokenizer } from '../src/workload/tokenizers.ts';
+import { spawnServer } from './client-helpers.ts';
+import { runCli, tmpDir } from './helpers.ts';
+
+/** The simulated engine behind its HTTP API: OpenAI clients, infx bench, /metrics. */
+
+const MODEL = 'meta-llama/Llama-3.1-8B-Instruct';
+let server: SimServer;
+
+beforeAll(async () => {
+  const tokenizer = await loadTokenizer();
+  server = await startSimServer({
+    setup: { model: MODEL, hardware: 'h100' },
+    timeScale: 50,
+    tokenize: tokenizer.encode,
+  });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('infx sim serve', () => {
+  it('answers the official openai client: streaming completions and chat, usage included', async () => {
+    const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const stream = await client.completions.create({
+      model: MODEL,
+      prompt: 'Say something about GPUs.',
+      max_tokens: 12,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let usage: { completion_tokens: number } | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.text ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(usage?.completion_tokens).toBe(12);
+    expect(text.split(' ').filter(Boolean)).toHaveLength(12);
+
+    const chat = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Hello there' }],
+      max_completion_tokens: 7,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let content = '';
+    let chatUsage: { prompt_tokens: number; completion_tokens: number } | undefined;
+    for await (const chunk of chat) {
+      content += chunk.choices[0]?.delta?.content ?? '';
+      if (chunk.usage) chatUsage = chunk.usage;
+    }
+    expect(chatUsage?.completion_tokens).toBe(7);
+    expect(chatUsage?.prompt_tokens).toBeGreaterThan(0);
+    expect(content.trim().split(' ')).toHaveLength(7);
+
+    const whole = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Hello' }],
+      max_tokens: 4,
+    });
+    expect(whole.choices[0]?.finish_reason).toBe('length');
+    expect(whole.usage?.completion_tokens).toBe(4);
+  });
+
+  it('announces its time scale in a header and in /v1/models', async () => {
+    const res = await fetch(`${server.url}/v1/models`);
+    expect(res.headers.get(TIME_SCALE_HEADER)).toBe('50');
+    const body = (await res.json()) as {
+      data: { id: string; infx: { time_scale: number; kv_cache_tokens: number } }[];
+    };
+    expect(body.data[0]?.id).toBe(MODEL);
+    expect(body.data[0]?.infx.time_scale).toBe(50);
+    expect(body.data[0]?.infx.kv_cache_tokens).toBeGreaterThan(100_000);
+  });
+
+  it('refuses a request longer than the context with an OpenAI-style overflow error', async () => {
+    const res = await fetch(`${server.url}/v1/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: MODEL, prompt: 'hi', max_tokens: 200_000 }),
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('context_length_exceeded');
+    expect(body.error.message).toMatch(/maximum context length is 131072 tokens/);
+  });
+
+  it('serves vLLM-style gauges and counters on /metrics', async () => {
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    for (const name of [
+      'vllm:num_requests_running',
+      'vllm:num_requests_waiting',
+      'vllm:kv_cache_usage_perc',
+      'vllm:prefix_cache_hits_total',
+      'vllm:num_preemptions_total',
+      'vllm:generation_tokens_total',
+    ])
+      expect(text).toMatch(new RegExp(`^${name}\\{model_name="${MODEL}"\\} \\d`, 'm'));
+  });
+});
+
+describe('infx bench against infx sim serve', () => {
+  it('draws a plausible curve in simulated time: throughput/GPU rises, interactivity falls', async () => {
+    // The engine in its own process: sharing this thread would make the client measure itself.
+    const sim = await spawnServer([
+      'sim',
+      'serve',
+      '--model',
+      MODEL,
+      '--hardware',
+      'h100',
+      '--time-scale',
+      '10',
+    ]);
+    const points: { conc: number; tput: number; intvty: number; tpot: number }[] = [];
+    for (const conc of [1, 4, 16]) {
+      const dir = tmpDir('infx-sim-bench-');
+      const out = await runCli([
+        'bench',
+        '--base-url',
+        sim.url,
+        '--model',
+        MODEL,
+        '--isl',
+        '256',
+        '--osl',
+        '32',
+        '--concurrency',
+        String(conc),
+        '--num-prompts',
+        String(Math.max(4, 2 * conc)),
+        '--warmup',
+        String(conc),
+        '--gpus',
+        '1',
+        '--out',
+        dir,
+      ]);
+      expect(out.stderr).toMatch(/10x faster than real time/);
+      expect(out.code).toBe(0);
+      expect(existsSync(join(dir, 'result.json'))).toBe(true);
+      const r = PointResultSchema.parse(JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')));
+      expect(r.target.timeScale).toBe(10);
+      points.push({
+        conc,
+        tput: r.throughput.perGpu.total!,
+        intvty: r.interactivity.median!,
+        tpot: r.latency.tpotMs.median!,
+      });
+    }
+    await sim.stop();
+    // An 8B model in bf16 on one H100 decodes a lone request in a few ms per token (simulated time).
+    expect(points[0]!.tpot).toBeGreaterThan(3);
+    expect(points[0]!.tpot).toBeLessThan(15);
+    for (let i = 1; i < points.length; i++) expect(points[i]!.tput).toBeGreaterThan(points[i - 1]!.tput);
+    // Between neighbours the interactivity drop is within the host's noise; across the curve it is not.
+    expect(points[2]!.intvty).toBeLessThan(points[0]!.intvty * 0.9);
+  });
+});
