@@ -165,3 +165,49 @@ describe('infx bench against infx sim serve', () => {
     expect(points[2]!.intvty).toBeLessThan(points[0]!.intvty * 0.9);
   });
 });
+
+describe('infx sim serve under KV pressure', () => {
+  it('preempts when the KV cache is full, and /metrics shows it', async () => {
+    const tokenizer = await loadTokenizer();
+    // 0.31 of an H100 leaves some ten thousand tokens of KV after the 8B model's weights and the reserve.
+    const small = await startSimServer({
+      setup: { model: MODEL, hardware: 'h100', gpuMemoryUtilization: 0.31 },
+      timeScale: 200,
+      tokenize: tokenizer.encode,
+    });
+    try {
+      const capacity = small.resolved.kvBlocks * 16;
+      expect(capacity).toBeGreaterThan(2000);
+      expect(capacity).toBeLessThan(20_000);
+      const metric = async (name: string) => {
+        const text = await (await fetch(`${small.url}/metrics`)).text();
+        return Number(new RegExp(`^${name}\\{[^}]*\\} (\\S+)`, 'm').exec(text)?.[1]);
+      };
+      const prompt = ' the'.repeat(Math.floor(capacity / 8));
+      let peakUsage = 0;
+      const poll = setInterval(() => {
+        void metric('vllm:kv_cache_usage_perc').then((v) => {
+          peakUsage = Math.max(peakUsage, v);
+        });
+      }, 5);
+      const requests = Array.from({ length: 8 }, () =>
+        fetch(`${small.url}/v1/completions`, {
+          method: 'POST',
+          body: JSON.stringify({
+            model: MODEL,
+            prompt,
+            max_tokens: Math.floor(capacity / 8),
+            ignore_eos: true,
+          }),
+        }).then((r) => r.json() as Promise<{ usage: { completion_tokens: number } }>),
+      );
+      const done = await Promise.all(requests);
+      clearInterval(poll);
+      for (const d of done) expect(d.usage.completion_tokens).toBe(Math.floor(capacity / 8));
+      expect(await metric('vllm:num_preemptions_total')).toBeGreaterThan(0);
+      expect(peakUsage).toBeGreaterThan(0.8);
+    } finally {
+      await small.close();
+    }
+  });
+});
