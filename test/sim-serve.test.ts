@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -208,6 +208,70 @@ describe('infx sim serve under KV pressure', () => {
       expect(peakUsage).toBeGreaterThan(0.8);
     } finally {
       await small.close();
+    }
+  });
+});
+
+describe('infx sim serve --point with a disaggregated row', () => {
+  it('serves one endpoint over prefill and decode pools; infx bench measures it', async () => {
+    const dir = tmpDir('infx-disagg-');
+    const row = {
+      image: 'lmsysorg/sglang:v0.5.16-rocm720-mi35x',
+      model: 'Qwen/Qwen3.5-397B-A17B-FP8',
+      'model-prefix': 'qwen3.5',
+      precision: 'fp8',
+      framework: 'sglang-disagg',
+      runner: 'mi355x-disagg',
+      isl: 1024,
+      osl: 128,
+      'spec-decoding': 'none',
+      prefill: { 'num-worker': 1, tp: 4, ep: 1, 'dp-attn': false, pp: 1, 'dcp-size': 1, 'pcp-size': 1 },
+      decode: { 'num-worker': 1, tp: 8, ep: 1, 'dp-attn': false, pp: 1, 'dcp-size': 1, 'pcp-size': 1 },
+      conc: [4],
+      'max-model-len': 2048,
+      'exp-name': 'qwen3.5_1k128',
+      disagg: true,
+      'run-eval': false,
+      'kv-p2p-transfer': 'mori',
+    };
+    const rowPath = join(dir, 'row.json');
+    writeFileSync(rowPath, JSON.stringify(row));
+    const sim = await spawnServer(['sim', 'serve', '--point', rowPath, '--time-scale', '10']);
+    try {
+      const models = (await (await fetch(`${sim.url}/v1/models`)).json()) as {
+        data: { infx: { gpus: number; prefill: { tp: number }; decode: { tp: number } } }[];
+      };
+      expect(models.data[0]?.infx).toMatchObject({ gpus: 12, prefill: { tp: 4 }, decode: { tp: 8 } });
+      const out = await runCli([
+        'bench',
+        '--base-url',
+        sim.url,
+        '--model',
+        row.model,
+        '--isl',
+        '1024',
+        '--osl',
+        '64',
+        '--concurrency',
+        '4',
+        '--num-prompts',
+        '8',
+        '--warmup',
+        '2',
+        '--prefill-gpus',
+        '4',
+        '--decode-gpus',
+        '8',
+        '--out',
+        dir,
+      ]);
+      expect(out.code).toBe(0);
+      const r = PointResultSchema.parse(JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')));
+      expect(r.counts.completed).toBe(8);
+      expect(r.throughput.perGpu.output).toBeCloseTo(r.throughput.outputTokensPerS! / 8, 6);
+      expect(r.latency.ttftMs.median).toBeGreaterThan(0);
+    } finally {
+      await sim.stop();
     }
   });
 });

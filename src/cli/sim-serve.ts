@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { CatalogError } from '../catalog/index.ts';
 import { PRECISIONS, type Precision } from '../schema/catalog.ts';
 import { type SimSetup, SimSetupError } from '../sim/engine/config.ts';
+import type { DisaggSetup } from '../sim/engine/disagg.ts';
 import { untilSignal } from '../sim/scripted/run.ts';
 import { startSimServer } from '../sim/serve/server.ts';
 import { readPointFile, ServeSetupError, setupFromRow } from '../sim/serve/setup-from.ts';
@@ -49,24 +50,15 @@ interface ServeFlags {
   maxModelLen?: number;
 }
 
-async function setupOf(f: ServeFlags): Promise<SimSetup> {
-  const base: SimSetup = f.point
+async function setupOf(f: ServeFlags): Promise<SimSetup | DisaggSetup> {
+  const base: SimSetup | DisaggSetup = f.point
     ? setupFromRow(await readPointFile(f.point))
     : (() => {
         if (!f.model || !f.hardware)
           throw new ServeSetupError('give --model and --hardware, or --point row.json (a matrix row)');
         return { model: f.model, hardware: f.hardware };
       })();
-  const spec =
-    f.specDecoding !== undefined
-      ? {
-          method: f.specDecoding,
-          draftTokens: f.draftTokens ?? 3,
-          acceptanceLength: f.acceptanceLength ?? 2.5,
-        }
-      : base.spec;
-  return {
-    ...base,
+  const overrides: Partial<SimSetup> = {
     ...(f.model ? { model: f.model } : {}),
     ...(f.hardware ? { hardware: f.hardware } : {}),
     ...(f.tp ? { tp: f.tp } : {}),
@@ -79,9 +71,24 @@ async function setupOf(f: ServeFlags): Promise<SimSetup> {
     ...(f.maxNumSeqs ? { maxNumSeqs: f.maxNumSeqs } : {}),
     ...(f.maxNumBatchedTokens ? { maxNumBatchedTokens: f.maxNumBatchedTokens } : {}),
     ...(f.prefixCaching ? { prefixCaching: true } : {}),
-    spec: spec ?? null,
+    ...(f.specDecoding !== undefined
+      ? {
+          spec: {
+            method: f.specDecoding,
+            draftTokens: f.draftTokens ?? 3,
+            acceptanceLength: f.acceptanceLength ?? 2.5,
+          },
+        }
+      : {}),
     seed: f.seed,
   };
+  // A disaggregated row takes the engine flags for both pools.
+  if ('prefill' in base)
+    return {
+      prefill: { ...base.prefill, setup: { ...base.prefill.setup, ...overrides } },
+      decode: { ...base.decode, setup: { ...base.decode.setup, ...overrides } },
+    };
+  return { ...base, ...overrides };
 }
 
 export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number) => void): void {

@@ -318,6 +318,7 @@ export class SimEngine {
 
   /** Admits a waiting request: prefix-cache hits, then the first chunk; returns tokens scheduled (0: no). */
   private admit(seq: Seq, budget: number): number {
+    if (seq.req.kvTransferred && seq.preemptions === 0) return this.admitTransferred(seq, budget);
     const hashes = this.opts.prefixCaching ? seq.req.prefixHashes : undefined;
     const promptBlocks = Math.floor(seq.req.promptTokens / BLOCK_SIZE);
     // At least one token must be computed to produce logits, as vLLM.
@@ -340,6 +341,17 @@ export class SimEngine {
       this.stats.hits += Math.min(cached, seq.req.promptTokens);
     }
     return n;
+  }
+
+  /** Admission with the prompt's KV already in place: blocks for all of it, one token left to compute. */
+  private admitTransferred(seq: Seq, budget: number): number {
+    const blocks = Math.ceil(seq.length / BLOCK_SIZE);
+    if (budget < 1 || blocks > this.pool.numFree()) return 0;
+    seq.blocks = this.pool.allocate(blocks)!;
+    seq.computed = seq.length - 1;
+    seq.registered = 0;
+    if (seq.cachedTokens < 0) seq.cachedTokens = 0;
+    return 1;
   }
 
   /** Ensures blocks for `tokens` KV slots (+ draft lookahead); false when the pool is out of blocks. */

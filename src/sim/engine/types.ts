@@ -12,6 +12,12 @@ export interface SimRequest {
   ignoreEos?: boolean;
   /** Output length at which the simulated model "emits EOS"; ignored with ignoreEos. Default maxTokens. */
   stopAfter?: number;
+  /**
+   * The prompt's KV arrives already computed (a disaggregated decode worker receiving it from a prefill
+   * worker): admission allocates its blocks and goes straight to decoding. After a preemption the KV is
+   * gone and the prompt is recomputed here, as a real decode worker would.
+   */
+  kvTransferred?: boolean;
 }
 
 export type FinishReason = 'length' | 'stop' | 'abort';

@@ -2,8 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TIME_SCALE_HEADER } from '../../schema/sim-protocol.ts';
 import { createSimEngine, type ResolvedSim, type SimSetup } from '../engine/config.ts';
-import { type FinishInfo, type SimEngine, SimRequestError } from '../engine/engine.ts';
+import { DisaggCluster, type DisaggSetup } from '../engine/disagg.ts';
+import { type FinishInfo, SimRequestError } from '../engine/engine.ts';
 import { BLOCK_SIZE } from '../engine/kv-cache.ts';
+import type { EngineGauges, EngineHooks, SimRequest } from '../engine/types.ts';
 import {
   BadRequest,
   contextOverflowBody,
@@ -26,7 +28,8 @@ import { prefixBlockHashes } from './prefix-hash.ts';
  */
 
 export interface SimServeOptions {
-  setup: SimSetup;
+  /** One engine, or separate prefill and decode pools (a disaggregated point). */
+  setup: SimSetup | DisaggSetup;
   /** Simulated ms per wall ms (1: real time). */
   timeScale: number;
   port?: number;
@@ -47,9 +50,63 @@ export interface SimServeOptions {
 export interface SimServer {
   readonly url: string;
   readonly port: number;
-  readonly engine: SimEngine;
+  /** The engine (for a disaggregated point: a decode worker's) as resolved against the catalog. */
   readonly resolved: ResolvedSim;
+  readonly disaggregated: boolean;
   close(): Promise<void>;
+}
+
+/** What the HTTP layer needs from one engine or a prefill/decode cluster. */
+interface Backend {
+  submit(req: SimRequest): void;
+  abort(id: string): boolean;
+  gauges(): EngineGauges;
+  runRealtime(options: { timeScale: number; signal?: AbortSignal }): Promise<void>;
+  resolved: ResolvedSim;
+  gpus: number;
+  kvTokens: number;
+  describe: Record<string, unknown>;
+}
+
+const isDisagg = (s: SimSetup | DisaggSetup): s is DisaggSetup => 'prefill' in s && 'decode' in s;
+
+function backendOf(setup: SimSetup | DisaggSetup, hooks: EngineHooks): Backend {
+  if (isDisagg(setup)) {
+    const cluster = new DisaggCluster(setup, hooks);
+    const pool = (r: ResolvedSim, workers: number) => ({
+      workers,
+      gpus_per_worker: r.gpus,
+      tp: r.par.tp,
+      pp: r.par.pp,
+      ep: r.par.ep,
+      dp_attn: r.par.dpAttn,
+    });
+    return {
+      submit: (req) => cluster.submit(req),
+      abort: (id) => cluster.abort(id),
+      gauges: () => cluster.gauges(),
+      runRealtime: (o) => cluster.runRealtime(o),
+      resolved: cluster.decodeResolved,
+      gpus: cluster.gpus,
+      kvTokens: cluster.gauges().kvCapacityTokens,
+      describe: {
+        prefill: pool(cluster.prefillResolved, setup.prefill.workers),
+        decode: pool(cluster.decodeResolved, setup.decode.workers),
+        kv_transfer_ms_per_1k_tokens: Number(cluster.transferMs(1000).toFixed(3)),
+      },
+    };
+  }
+  const { engine, resolved } = createSimEngine(setup, hooks);
+  return {
+    submit: (req) => engine.submit(req),
+    abort: (id) => engine.abort(id),
+    gauges: () => engine.gauges(),
+    runRealtime: (o) => engine.runRealtime(o),
+    resolved,
+    gpus: resolved.gpus,
+    kvTokens: resolved.kvBlocks * BLOCK_SIZE,
+    describe: { tp: resolved.par.tp, pp: resolved.par.pp, ep: resolved.par.ep, dp_attn: resolved.par.dpAttn },
+  };
 }
 
 const GENERATION: Readonly<Record<string, Endpoint>> = {
@@ -72,7 +129,7 @@ interface Live {
 
 export async function startSimServer(opts: SimServeOptions): Promise<SimServer> {
   const live = new Map<string, Live>();
-  const { engine, resolved } = createSimEngine(opts.setup, {
+  const engine = backendOf(opts.setup, {
     onToken: (id, total) => live.get(id)?.onToken(total),
     onFinish: (id, info) => {
       const l = live.get(id);
@@ -80,7 +137,8 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
       l?.onFinish(info);
     },
   });
-  const served = opts.servedModelName ?? opts.setup.model;
+  const resolved = engine.resolved;
+  const served = opts.servedModelName ?? resolved.model.id;
   const maxModelLen = opts.maxModelLen ?? resolved.model.maxContext;
   const scaleHeader = { [TIME_SCALE_HEADER]: String(opts.timeScale) };
   const stop = new AbortController();
@@ -88,9 +146,8 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
   let next = 0;
 
   opts.log?.(
-    `GPU KV cache size: ${resolved.kvBlocks * BLOCK_SIZE} tokens (${resolved.model.id} ${resolved.precision} on ` +
-      `${resolved.gpus}x ${resolved.accelerator.id}, tp=${resolved.par.tp} pp=${resolved.par.pp} ep=${resolved.par.ep}` +
-      `${resolved.par.dpAttn ? ' dp-attn' : ''}); time scale ${opts.timeScale}x`,
+    `GPU KV cache size: ${engine.kvTokens} tokens (${resolved.model.id} ${resolved.precision} on ` +
+      `${engine.gpus}x ${resolved.accelerator.id}, ${JSON.stringify(engine.describe)}); time scale ${opts.timeScale}x`,
   );
 
   const json = (res: http.ServerResponse, status: number, body: unknown) => {
@@ -116,13 +173,10 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
             time_scale: opts.timeScale,
             model: resolved.model.id,
             hardware: resolved.accelerator.id,
-            gpus: resolved.gpus,
+            gpus: engine.gpus,
             precision: resolved.precision,
-            tp: resolved.par.tp,
-            pp: resolved.par.pp,
-            ep: resolved.par.ep,
-            dp_attn: resolved.par.dpAttn,
-            kv_cache_tokens: resolved.kvBlocks * BLOCK_SIZE,
+            ...engine.describe,
+            kv_cache_tokens: engine.kvTokens,
           },
         },
       ],
@@ -202,7 +256,7 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
     if (req.method === 'GET' && path === '/health') return json(res, 200, { status: 'ok' });
     if (req.method === 'GET' && path === '/v1/models') return models(res);
     if (req.method === 'GET' && path === '/metrics') {
-      const text = prometheusText(engine.gauges(), served, resolved.kvBlocks * BLOCK_SIZE);
+      const text = prometheusText(engine.gauges(), served, engine.kvTokens);
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4', ...scaleHeader });
       return res.end(text);
     }
@@ -237,8 +291,8 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
-    engine,
     resolved,
+    disaggregated: isDisagg(opts.setup),
     close: async () => {
       stop.abort();
       server.closeAllConnections();

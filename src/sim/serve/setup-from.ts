@@ -1,7 +1,12 @@
 import { readFile } from 'node:fs/promises';
+import type * as z from 'zod';
 import type { Precision } from '../../schema/catalog.ts';
-import { type MatrixRow, MatrixRowSchema } from '../../schema/matrix-row.ts';
+import { type MatrixRow, MatrixRowSchema, type RowWorkerSchema } from '../../schema/matrix-row.ts';
+
+type RowWorker = z.infer<typeof RowWorkerSchema>;
+
 import type { SimSetup } from '../engine/config.ts';
+import type { DisaggSetup } from '../engine/disagg.ts';
 import type { SpecDecodingConfig } from '../engine/spec-decode.ts';
 
 /** Where an `infx sim serve` setup comes from: command-line flags, or one matrix row (`--point`). */
@@ -28,12 +33,35 @@ export function specFromRow(row: MatrixRow): SpecDecodingConfig | null {
   return { method, draftTokens: 3, acceptanceLength: GOLDEN_AL_3[row['model-prefix']] ?? DEFAULT_AL_3 };
 }
 
-/** A single-node matrix row as the engine it describes (multi-node rows need the disaggregated front). */
-export function setupFromRow(row: MatrixRow): SimSetup {
-  if (!('tp' in row)) {
-    throw new ServeSetupError(
-      'this is a multi-node (prefill/decode) row: infx sim serve --point takes single-node rows for now',
-    );
+/**
+ * A matrix row as the engine it describes: a single-node row is one engine; a multi-node row with a
+ * decode pool is a disaggregated cluster (each pool with its own workers and parallelism); a multi-node
+ * row without one (decode num-worker 0) is one aggregated engine with the prefill entry's parallelism.
+ */
+export function setupFromRow(row: MatrixRow): SimSetup | DisaggSetup {
+  const common = {
+    model: row.model,
+    precision: row.precision as Precision,
+    spec: specFromRow(row),
+  };
+  if ('prefill' in row) {
+    const pool = (w: RowWorker) => ({
+      ...common,
+      hardware: w.hardware ?? row.runner,
+      tp: w.tp,
+      pp: w.pp,
+      ep: w.ep,
+      dpAttn: w['dp-attn'],
+    });
+    if (row.decode['num-worker'] === 0) {
+      if (row.prefill['num-worker'] !== 1)
+        throw new ServeSetupError('an aggregated multi-node row with several workers is not supported yet');
+      return pool(row.prefill);
+    }
+    return {
+      prefill: { workers: row.prefill['num-worker'], setup: pool(row.prefill) },
+      decode: { workers: row.decode['num-worker'], setup: pool(row.decode) },
+    };
   }
   return {
     model: row.model,

@@ -1,0 +1,75 @@
+import { Prng } from './prng.ts';
+import type { EngineHooks, SimRequest } from './types.ts';
+
+/**
+ * A closed-loop client in virtual time, for anything that takes requests and reports tokens through
+ * hooks (one engine, or a disaggregated cluster): `concurrency` requests in flight, each replaced when it
+ * finishes, lengths drawn as the reference client draws them, the first `concurrency` completions
+ * discarded as warmup.
+ */
+
+export interface LoopTarget {
+  hooks: EngineHooks;
+  submit(req: SimRequest, atMs: number): void;
+  runUntilIdle(): number;
+}
+
+export interface LoopResult {
+  ttftMs: number[];
+  tpotMs: number[];
+  outputTokens: number;
+  inputTokens: number;
+  windowMs: number;
+}
+
+export function closedLoop(
+  target: LoopTarget,
+  opts: {
+    concurrency: number;
+    isl: number;
+    osl: number;
+    measured: number;
+    rangeRatio?: number;
+    seed?: number;
+  },
+): LoopResult {
+  const rng = new Prng(opts.seed ?? 0);
+  const r = opts.rangeRatio ?? 0.8;
+  const draw = (l: number) => rng.int(Math.max(1, Math.floor(l * r)), l);
+  const warmup = opts.concurrency;
+  const started = new Map<string, { at: number; isl: number; first: number | null }>();
+  const out: LoopResult = { ttftMs: [], tpotMs: [], outputTokens: 0, inputTokens: 0, windowMs: 0 };
+  let submitted = 0;
+  let finished = 0;
+  let windowStart = 0;
+  const submit = (at: number) => {
+    const id = `r${submitted++}`;
+    const isl = draw(opts.isl);
+    started.set(id, { at, isl, first: null });
+    target.submit({ id, promptTokens: isl, maxTokens: draw(opts.osl), ignoreEos: true }, at);
+  };
+  target.hooks = {
+    onToken: (id, _total, t) => {
+      const s = started.get(id);
+      if (s && s.first === null) s.first = t;
+    },
+    onFinish: (id, info) => {
+      const s = started.get(id)!;
+      started.delete(id);
+      finished++;
+      if (finished === warmup) windowStart = info.finishMs;
+      else if (finished > warmup && finished <= warmup + opts.measured) {
+        const first = s.first ?? info.finishMs;
+        out.ttftMs.push(first - s.at);
+        if (info.outputTokens > 1) out.tpotMs.push((info.finishMs - first) / (info.outputTokens - 1));
+        out.outputTokens += info.outputTokens;
+        out.inputTokens += s.isl;
+        out.windowMs = info.finishMs - windowStart;
+      }
+      if (submitted < warmup + opts.measured + opts.concurrency) submit(info.finishMs);
+    },
+  };
+  for (let i = 0; i < opts.concurrency; i++) submit(0);
+  target.runUntilIdle();
+  return out;
+}

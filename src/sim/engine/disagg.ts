@@ -1,0 +1,242 @@
+import { kvBytesPerToken } from '../../catalog/memory.ts';
+import { createSimEngine, type ResolvedSim, type SimSetup } from './config.ts';
+import { type SimEngine, SimRequestError } from './engine.ts';
+import type { EngineGauges, EngineHooks, SimRequest } from './types.ts';
+
+/**
+ * A disaggregated point: separate prefill and decode worker pools behind one endpoint, as P/D serving
+ * with NIXL- or Mooncake-style KV transfer does. A request is prefilled on the least-loaded prefill worker
+ * (which also produces its first token), its KV cache then crosses the inter-node network to the
+ * least-loaded decode worker, and only then does the client see the first token; decode continues from
+ * there. TTFT therefore includes the transfer, and each pool batches only its own kind of work.
+ *
+ * Two drivers: `runUntilIdle()` co-simulates the workers in virtual time (tests, prediction), and
+ * `runRealtime()` runs every worker on the wall clock with transfers as timers (serving).
+ */
+
+export interface PoolSetup {
+  workers: number;
+  setup: SimSetup;
+}
+
+export interface DisaggSetup {
+  prefill: PoolSetup;
+  decode: PoolSetup;
+}
+
+/** Fixed cost of one KV handoff (connection, metadata, completion notice), ms. */
+export const KV_TRANSFER_LATENCY_MS = 2;
+/** Fraction of the scale-out link rate a bulk KV transfer reaches. */
+export const KV_TRANSFER_EFFICIENCY = 0.7;
+
+interface Pending {
+  req: SimRequest;
+  landsMs: number;
+}
+
+export class DisaggCluster {
+  readonly prefill: SimEngine[] = [];
+  readonly decode: SimEngine[] = [];
+  readonly prefillResolved: ResolvedSim;
+  readonly decodeResolved: ResolvedSim;
+  readonly gpus: number;
+  private readonly transfers: Pending[] = [];
+  private readonly requests = new Map<string, SimRequest>();
+  private realtime: { timeScale: number; timers: Set<NodeJS.Timeout> } | null = null;
+
+  constructor(
+    setup: DisaggSetup,
+    public hooks: EngineHooks = {},
+  ) {
+    let pre: ResolvedSim | null = null;
+    for (let i = 0; i < setup.prefill.workers; i++) {
+      const { engine, resolved } = createSimEngine(setup.prefill.setup, {
+        onFinish: (id, info) => {
+          if (info.reason !== 'abort') this.prefilled(id, info.finishMs, info.promptTokens);
+        },
+      });
+      this.prefill.push(engine);
+      pre = resolved;
+    }
+    let dec: ResolvedSim | null = null;
+    for (let i = 0; i < setup.decode.workers; i++) {
+      const { engine, resolved } = createSimEngine(setup.decode.setup, {
+        // The decode worker's token k is the request's token k + 1 (the prefill worker made the first).
+        onToken: (id, total, t) => this.hooks.onToken?.(id, total + 1, t),
+        onFinish: (id, info) => {
+          this.requests.delete(id);
+          this.hooks.onFinish?.(id, {
+            ...info,
+            promptTokens: info.promptTokens - 1,
+            outputTokens: info.outputTokens + 1,
+          });
+        },
+      });
+      this.decode.push(engine);
+      dec = resolved;
+    }
+    if (!pre || !dec)
+      throw new RangeError('a disaggregated point needs at least one prefill and one decode worker');
+    this.prefillResolved = pre;
+    this.decodeResolved = dec;
+    this.gpus = setup.prefill.workers * pre.gpus + setup.decode.workers * dec.gpus;
+  }
+
+  /** Time to move a prompt's KV from a prefill worker to a decode worker, ms. */
+  transferMs(promptTokens: number): number {
+    const p = this.prefillResolved;
+    const bytes = kvBytesPerToken(p.model, p.kvPrecision) * promptTokens;
+    // Every rank of the prefill worker sends its shard over its own NIC, up to the narrower side's count.
+    const links = Math.min(p.gpus, this.decodeResolved.gpus);
+    const bytesPerMs = links * p.accelerator.scaleOutGBs * 1e6 * KV_TRANSFER_EFFICIENCY;
+    return KV_TRANSFER_LATENCY_MS + bytes / bytesPerMs;
+  }
+
+  /** Queues a request; `atMs` (virtual-time mode) moves an idle prefill worker's clock to the arrival. */
+  submit(req: SimRequest, atMs?: number): void {
+    const room = Math.min(...this.decode.map((e) => e.capacityTokens));
+    if (req.promptTokens + req.maxTokens + 1 > room)
+      throw new SimRequestError(
+        `prompt (${req.promptTokens}) + max tokens (${req.maxTokens}) exceeds a decode worker's KV cache of ${room} tokens`,
+      );
+    this.requests.set(req.id, req);
+    const worker = leastLoaded(this.prefill);
+    if (atMs !== undefined && !this.realtime) worker.advanceTo(atMs);
+    worker.submit({ ...req, maxTokens: 1, stopAfter: 1, ignoreEos: true });
+  }
+
+  abort(id: string): boolean {
+    const known = this.requests.delete(id);
+    for (const e of [...this.prefill, ...this.decode]) e.abort(id);
+    const i = this.transfers.findIndex((t) => t.req.id === id);
+    if (i >= 0) this.transfers.splice(i, 1);
+    return known;
+  }
+
+  hasWork(): boolean {
+    return this.transfers.length > 0 || [...this.prefill, ...this.decode].some((e) => e.hasWork());
+  }
+
+  /** Sums over the workers (KV usage: the decode pool's, where the KV of running requests lives). */
+  gauges(): EngineGauges {
+    const all = [...this.prefill, ...this.decode].map((e) => e.gauges());
+    const sum = (f: (g: EngineGauges) => number) => all.reduce((a, g) => a + f(g), 0);
+    const dec = this.decode.map((e) => e.gauges());
+    return {
+      nowMs: Math.max(...all.map((g) => g.nowMs)),
+      running: sum((g) => g.running),
+      waiting: sum((g) => g.waiting) + this.transfers.length,
+      kvUsage: dec.reduce((a, g) => a + g.kvUsage, 0) / dec.length,
+      kvCapacityTokens: dec.reduce((a, g) => a + g.kvCapacityTokens, 0),
+      prefixCacheHitRate:
+        sum((g) => g.prefixCacheQueries) > 0
+          ? sum((g) => g.prefixCacheHits) / sum((g) => g.prefixCacheQueries)
+          : 0,
+      prefixCacheQueries: sum((g) => g.prefixCacheQueries),
+      prefixCacheHits: sum((g) => g.prefixCacheHits),
+      preemptionsTotal: sum((g) => g.preemptionsTotal),
+      promptTokensTotal: this.prefill.reduce((a, e) => a + e.gauges().promptTokensTotal, 0),
+      // Prefill workers generate exactly the first tokens, decode workers the rest.
+      generationTokensTotal: sum((g) => g.generationTokensTotal),
+      requestsFinishedTotal: dec.reduce((a, g) => a + g.requestsFinishedTotal, 0),
+      stepsTotal: sum((g) => g.stepsTotal),
+    };
+  }
+
+  /** Co-simulation in virtual time: events (worker steps, KV arrivals) in time order until nothing is left. */
+  runUntilIdle(maxEvents = Number.POSITIVE_INFINITY): number {
+    let n = 0;
+    while (n < maxEvents && this.nextEvent()) n++;
+    return n;
+  }
+
+  /** Runs every worker on the wall clock (see runRealtime of SimEngine); KV transfers become timers. */
+  async runRealtime(options: { timeScale: number; signal?: AbortSignal }): Promise<void> {
+    this.realtime = { timeScale: options.timeScale, timers: new Set() };
+    try {
+      await Promise.all([...this.prefill, ...this.decode].map((e) => e.runRealtime(options)));
+    } finally {
+      for (const t of this.realtime.timers) clearTimeout(t);
+      this.realtime = null;
+    }
+  }
+
+  private prefilled(id: string, atMs: number, promptTokens: number): void {
+    const req = this.requests.get(id);
+    if (!req) return;
+    const landsMs = atMs + this.transferMs(promptTokens);
+    const rt = this.realtime;
+    if (rt) {
+      const timer = setTimeout(
+        () => {
+          rt.timers.delete(timer);
+          this.land(req, landsMs);
+        },
+        (landsMs - atMs) / rt.timeScale,
+      );
+      rt.timers.add(timer);
+    } else this.transfers.push({ req, landsMs });
+  }
+
+  /** The KV is on a decode worker: the client gets the first token, decode takes over. */
+  private land(req: SimRequest, atMs: number): void {
+    if (!this.requests.has(req.id)) return;
+    this.hooks.onToken?.(req.id, 1, atMs);
+    if (req.maxTokens <= 1) {
+      this.requests.delete(req.id);
+      this.hooks.onFinish?.(req.id, {
+        reason: 'length',
+        promptTokens: req.promptTokens,
+        outputTokens: 1,
+        cachedTokens: 0,
+        arrivalMs: atMs,
+        firstTokenMs: atMs,
+        finishMs: atMs,
+        preemptions: 0,
+      });
+      return;
+    }
+    const worker = leastLoaded(this.decode);
+    if (!this.realtime) worker.advanceTo(atMs);
+    worker.submit({
+      id: req.id,
+      promptTokens: req.promptTokens + 1,
+      maxTokens: req.maxTokens - 1,
+      ignoreEos: req.ignoreEos ?? false,
+      ...(req.stopAfter !== undefined ? { stopAfter: Math.max(1, req.stopAfter - 1) } : {}),
+      kvTransferred: true,
+    });
+  }
+
+  /** One event, the earliest: a worker's next step, or a KV arrival. False when idle. */
+  private nextEvent(): boolean {
+    let engine: SimEngine | null = null;
+    for (const e of [...this.prefill, ...this.decode])
+      if (e.hasWork() && (engine === null || e.nowMs < engine.nowMs)) engine = e;
+    let first = -1;
+    this.transfers.forEach((t, i) => {
+      if (first < 0 || t.landsMs < this.transfers[first]!.landsMs) first = i;
+    });
+    if (first >= 0 && (engine === null || this.transfers[first]!.landsMs <= engine.nowMs)) {
+      const [t] = this.transfers.splice(first, 1);
+      this.land(t!.req, t!.landsMs);
+      return true;
+    }
+    if (engine === null) return false;
+    engine.step();
+    return true;
+  }
+}
+
+function leastLoaded(engines: readonly SimEngine[]): SimEngine {
+  let best = engines[0]!;
+  let load = Number.POSITIVE_INFINITY;
+  for (const e of engines) {
+    const g = e.gauges();
+    if (g.running + g.waiting < load) {
+      best = e;
+      load = g.running + g.waiting;
+    }
+  }
+  return best;
+}
