@@ -17,6 +17,7 @@ export interface LoopTarget {
 export interface LoopResult {
   ttftMs: number[];
   tpotMs: number[];
+  e2eMs: number[];
   outputTokens: number;
   inputTokens: number;
   windowMs: number;
@@ -38,7 +39,7 @@ export function closedLoop(
   const draw = (l: number) => rng.int(Math.max(1, Math.floor(l * r)), l);
   const warmup = opts.concurrency;
   const started = new Map<string, { at: number; isl: number; first: number | null }>();
-  const out: LoopResult = { ttftMs: [], tpotMs: [], outputTokens: 0, inputTokens: 0, windowMs: 0 };
+  const out: LoopResult = { ttftMs: [], tpotMs: [], e2eMs: [], outputTokens: 0, inputTokens: 0, windowMs: 0 };
   let submitted = 0;
   let finished = 0;
   let windowStart = 0;
@@ -61,6 +62,7 @@ export function closedLoop(
       else if (finished > warmup && finished <= warmup + opts.measured) {
         const first = s.first ?? info.finishMs;
         out.ttftMs.push(first - s.at);
+        out.e2eMs.push(info.finishMs - s.at);
         if (info.outputTokens > 1) out.tpotMs.push((info.finishMs - first) / (info.outputTokens - 1));
         out.outputTokens += info.outputTokens;
         out.inputTokens += s.isl;

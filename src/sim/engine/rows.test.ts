@@ -35,14 +35,14 @@ const multiNode = {
 };
 
 describe('predictRows', () => {
-  it('predicts single-node rows, one point per concurrency, and reports multi-node rows unsupported', () => {
+  it('predicts single-node and disaggregated rows, one point per concurrency', () => {
     const out = predictRows([row, { ...row, conc: [1, 8], 'spec-decoding': 'mtp' }, multiNode]);
     expect(out.map((o) => [o.status, o.conc])).toEqual([
       ['ok', 4],
       ['ok', 1],
       ['ok', 8],
-      ['unsupported', 8],
-      ['unsupported', 16],
+      ['ok', 8],
+      ['ok', 16],
     ]);
     const first = out[0]!;
     if (first.status !== 'ok') throw new Error('expected a prediction');
@@ -50,7 +50,11 @@ describe('predictRows', () => {
     expect(first.prediction.interactivity).toBeGreaterThan(0);
     expect(out[1]!.status === 'ok' && out[1]!.acceptanceLength).toBe(2.5);
     expect(formatOutcome(first)).toMatch(/^dsr1_1k1k h200-dgxc fp8 sglang tp8 conc=4: \d+ tok\/s\/GPU/);
-    expect(formatOutcome(out[3]!)).toMatch(/unsupported: multi-node/);
+    const pd = out[3]!;
+    expect(pd.status === 'ok' && pd.prediction.gpus).toBe(16);
+    expect(formatOutcome(pd)).toMatch(/1P tp8 ep8 \/ 1D tp8 ep8 dp-attn conc=8: \d+ tok\/s\/GPU/);
+    const agentic = predictRows({ ...row, 'scenario-type': 'agentic-coding' });
+    expect(agentic[0]!.status).toBe('unsupported');
   });
 
   it('turns unknown models and hardware into error outcomes carrying the catalog message', () => {

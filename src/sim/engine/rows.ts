@@ -2,11 +2,13 @@ import { CatalogError, model as catalogModel } from '../../catalog/index.ts';
 import { PRECISIONS, type Precision } from '../../schema/catalog.ts';
 import { SimSetupError } from './config.ts';
 import { PredictError, type PredictResult, predictPoint } from './predict.ts';
+import { predictDisagg } from './predict-disagg.ts';
 import type { SpecDecodingConfig } from './spec-decode.ts';
 
 /**
  * Matrix rows (the generator's JSON) to predictions: one point per row and concurrency. Single-node
- * fixed-seq-len rows are predicted; agentic and multi-node (disaggregated) rows are reported unsupported.
+ * fixed-seq-len rows are predicted, single-node and multi-node (disaggregated rows through the prefill/decode
+ * cluster); agentic rows are reported unsupported.
  */
 
 export interface PredictRowsOptions {
@@ -47,6 +49,8 @@ export interface PointIdentity {
   osl: number | null;
   conc: number | null;
   specDecoding: string;
+  /** Multi-node rows: workers × parallelism of each pool, e.g. `1P tp4 / 2D tp8 ep8`. */
+  pools: string | null;
 }
 
 export type PointOutcome =
@@ -79,7 +83,16 @@ function identity(r: Row, index: number, conc: number | null): PointIdentity {
     osl: int(r, 'osl'),
     conc,
     specDecoding: str(r, 'spec-decoding') || 'none',
+    pools:
+      isRecord(r.prefill) && isRecord(r.decode)
+        ? `${poolText(r.prefill, 'P')} / ${poolText(r.decode, 'D')}`
+        : null,
   };
+}
+
+function poolText(p: Row, role: string): string {
+  const ep = int(p, 'ep');
+  return `${int(p, 'num-worker') ?? '?'}${role} tp${int(p, 'tp') ?? '?'}${ep && ep > 1 ? ` ep${ep}` : ''}${p['dp-attn'] === true ? ' dp-attn' : ''}`;
 }
 
 /** The model a row names: its `model` checkpoint, else its `model-prefix`; the CatalogError of `model`. */
@@ -101,9 +114,6 @@ function rowModel(r: Row): string {
 function unsupported(r: Row): string | null {
   if (r['scenario-type'] === 'agentic-coding') {
     return 'agentic rows have no fixed ISL/OSL: not predicted (fixed-seq-len rows only)';
-  }
-  if (r.prefill != null || r.decode != null) {
-    return 'multi-node / disaggregated rows are not simulated yet (single-node rows only)';
   }
   return null;
 }
@@ -133,6 +143,38 @@ function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): P
     };
   } else if (method !== 'none') {
     throw new RowsError(`${where}: unknown spec-decoding '${method}'`);
+  }
+  if (isRecord(r.prefill) && isRecord(r.decode)) {
+    const pool = (p: Row, name: string) => ({
+      model: rowModel(r),
+      hardware: str(p, 'hardware') || str(r, 'runner'),
+      precision: precision as Precision,
+      tp: requireInt(p, 'tp', `${where} ${name}`),
+      pp: requireInt(p, 'pp', `${where} ${name}`, 1),
+      ep: requireInt(p, 'ep', `${where} ${name}`, 1),
+      dpAttn: p['dp-attn'] === true,
+      spec,
+      ...(opts.gpuMemoryUtilization !== undefined ? { gpuMemoryUtilization: opts.gpuMemoryUtilization } : {}),
+    });
+    const workers = (p: Row) => (Number.isInteger(p['num-worker']) ? (p['num-worker'] as number) : 1);
+    const w = {
+      isl: requireInt(r, 'isl', where),
+      osl: requireInt(r, 'osl', where),
+      concurrency: id.conc!,
+      ...(opts.rangeRatio !== undefined ? { rangeRatio: opts.rangeRatio } : {}),
+      ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    };
+    const prediction =
+      workers(r.decode) === 0
+        ? predictPoint({ ...pool(r.prefill, 'prefill'), ...w })
+        : predictDisagg(
+            {
+              prefill: { workers: workers(r.prefill), setup: pool(r.prefill, 'prefill') },
+              decode: { workers: workers(r.decode), setup: pool(r.decode, 'decode') },
+            },
+            w,
+          );
+    return { ...id, status: 'ok', prediction, acceptanceLength: spec?.acceptanceLength ?? null };
   }
   const prediction = predictPoint({
     model: rowModel(r),
@@ -191,7 +233,9 @@ const fmt = (v: number, digits = 0) => v.toFixed(digits);
 
 /** One line per point, for terminals and logs. */
 export function formatOutcome(o: PointOutcome): string {
-  const par = `tp${o.tp ?? '?'}${o.ep && o.ep > 1 ? ` ep${o.ep}` : ''}${o.dpAttn ? ' dp-attn' : ''}${o.pp && o.pp > 1 ? ` pp${o.pp}` : ''}`;
+  const par =
+    o.pools ??
+    `tp${o.tp ?? '?'}${o.ep && o.ep > 1 ? ` ep${o.ep}` : ''}${o.dpAttn ? ' dp-attn' : ''}${o.pp && o.pp > 1 ? ` pp${o.pp}` : ''}`;
   const spec = o.specDecoding !== 'none' ? ` ${o.specDecoding}` : '';
   const head = [o.expName || o.model, o.runner, o.precision, o.framework, par + spec, `conc=${o.conc ?? '?'}`]
     .filter((x) => x !== '')

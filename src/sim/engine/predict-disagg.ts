@@ -1,0 +1,50 @@
+import { closedLoop } from './closed-loop.ts';
+import { DisaggCluster, type DisaggSetup } from './disagg.ts';
+import { latencyStats, PredictError, type PredictResult } from './predict.ts';
+
+/**
+ * Prediction for a disaggregated point: the same closed loop as single-engine prediction, run against
+ * the prefill/decode cluster in virtual time. Per-GPU figures divide by every GPU of both pools.
+ */
+export function predictDisagg(
+  setup: DisaggSetup,
+  w: { isl: number; osl: number; concurrency: number; rangeRatio?: number; seed?: number },
+): PredictResult {
+  const cluster = new DisaggCluster(setup);
+  const room = Math.min(...cluster.decode.map((e) => e.capacityTokens));
+  if (w.isl + w.osl + 1 > room)
+    throw new PredictError(
+      `one request of ${w.isl}+${w.osl} tokens exceeds a decode worker's KV cache (${room} tokens)`,
+    );
+  const measured = Math.max(16, 2 * w.concurrency);
+  const r = closedLoop(cluster, {
+    concurrency: w.concurrency,
+    isl: w.isl,
+    osl: w.osl,
+    measured,
+    ...(w.rangeRatio !== undefined ? { rangeRatio: w.rangeRatio } : {}),
+    ...(w.seed !== undefined ? { seed: w.seed } : {}),
+  });
+  const seconds = r.windowMs / 1000;
+  const out = r.outputTokens / seconds;
+  const input = r.inputTokens / seconds;
+  const tpot = latencyStats(r.tpotMs);
+  const g = cluster.gauges();
+  return {
+    gpus: cluster.gpus,
+    concurrency: w.concurrency,
+    throughputPerGpu: (out + input) / cluster.gpus,
+    outputThroughputPerGpu: out / cluster.gpus,
+    inputThroughputPerGpu: input / cluster.gpus,
+    interactivity: tpot.median > 0 ? 1000 / tpot.median : 0,
+    ttftMs: latencyStats(r.ttftMs),
+    e2eMs: latencyStats(r.e2eMs),
+    tpotMs: tpot,
+    measuredRequests: r.ttftMs.length,
+    windowMs: r.windowMs,
+    steps: g.stepsTotal,
+    preemptions: g.preemptionsTotal,
+    peakKvUsage: g.kvUsage,
+    kvCapacityTokens: g.kvCapacityTokens,
+  };
+}
