@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { loadProgressReporter, stepProgressReporter } from '../client/progress.ts';
 import {
   BenchError,
@@ -9,37 +9,14 @@ import {
 } from '../sweep/bench-point.ts';
 import { formatBenchSummary } from '../sweep/bench-summary.ts';
 import { WorkloadError } from '../workload/errors.ts';
-import { parseIntArg } from './common.ts';
+import { nonNegativeInt, numberIn, parseIntArg, positiveInt } from './common.ts';
 import type { CliIO } from './io.ts';
 
 /** `infx bench`: measure one point against any OpenAI-compatible server. */
 
-function positiveInt(value: string): number {
-  const n = parseIntArg(value);
-  if (n < 1) throw new InvalidArgumentError(`must be a positive integer, got '${value}'`);
-  return n;
-}
-
-function nonNegativeInt(value: string): number {
-  const n = parseIntArg(value);
-  if (n < 0) throw new InvalidArgumentError(`must be 0 or more, got '${value}'`);
-  return n;
-}
-
-function number(min: number, max = Number.POSITIVE_INFINITY, exclusiveMin = false) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n < min || (exclusiveMin && n === min) || n > max)
-      throw new InvalidArgumentError(
-        `must be a number ${exclusiveMin ? 'above' : 'from'} ${min}${Number.isFinite(max) ? ` to ${max}` : ''}, got '${value}'`,
-      );
-    return n;
-  };
-}
-
 function rate(value: string): number | 'inf' {
   if (value === 'inf') return 'inf';
-  return number(0, Number.POSITIVE_INFINITY, true)(value);
+  return numberIn(0, Number.POSITIVE_INFINITY, true)(value);
 }
 
 function workers(value: string): number | 'auto' {
@@ -83,7 +60,7 @@ export function registerBench(program: Command, io: CliIO, setExit: (code: numbe
     )
     .requiredOption('--isl <n>', 'input length in tokens (upper end of the sampled range)', positiveInt)
     .requiredOption('--osl <n>', 'output length in tokens (upper end of the sampled range)', positiveInt)
-    .option('--random-range-ratio <r>', 'lengths are drawn uniformly from [r*L, L]', number(0, 1), 0.8)
+    .option('--random-range-ratio <r>', 'lengths are drawn uniformly from [r*L, L]', numberIn(0, 1), 0.8)
     .requiredOption('--concurrency <n>', 'requests in flight at once', positiveInt)
     .option('--num-prompts <n>', 'measured requests (default 10 x concurrency)', positiveInt)
     .option('--warmup <n>', 'warmup requests before timing starts (default 2 x concurrency)', nonNegativeInt)
@@ -91,7 +68,7 @@ export function registerBench(program: Command, io: CliIO, setExit: (code: numbe
     .option(
       '--burstiness <b>',
       'gamma shape of inter-arrival times (1 = Poisson)',
-      number(0, Number.POSITIVE_INFINITY, true),
+      numberIn(0, Number.POSITIVE_INFINITY, true),
       1,
     )
     .option(
@@ -118,13 +95,13 @@ export function registerBench(program: Command, io: CliIO, setExit: (code: numbe
     .option(
       '--timeout <s>',
       'per-request timeout in seconds',
-      number(0, Number.POSITIVE_INFINITY, true),
+      numberIn(0, Number.POSITIVE_INFINITY, true),
       21600,
     )
     .option(
       '--max-failure-rate <r>',
       'the point fails above this fraction of failed requests',
-      number(0, 1),
+      numberIn(0, 1),
       0.05,
     )
     .option(

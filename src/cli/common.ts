@@ -10,6 +10,30 @@ export function parseIntArg(value: string): number {
   return Number.parseInt(value, 10);
 }
 
+export function positiveInt(value: string): number {
+  const n = parseIntArg(value);
+  if (n < 1) throw new InvalidArgumentError(`must be a positive integer, got '${value}'`);
+  return n;
+}
+
+export function nonNegativeInt(value: string): number {
+  const n = parseIntArg(value);
+  if (n < 0) throw new InvalidArgumentError(`must be 0 or more, got '${value}'`);
+  return n;
+}
+
+/** A flag parser for a number in [min, max] (above min when exclusiveMin). */
+export function numberIn(min: number, max = Number.POSITIVE_INFINITY, exclusiveMin = false) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || (exclusiveMin && n === min) || n > max)
+      throw new InvalidArgumentError(
+        `must be a number ${exclusiveMin ? 'above' : 'from'} ${min}${Number.isFinite(max) ? ` to ${max}` : ''}, got '${value}'`,
+      );
+    return n;
+  };
+}
+
 export function collectInts(value: string, previous: number[] | undefined): number[] {
   return [...(previous ?? []), parseIntArg(value)];
 }

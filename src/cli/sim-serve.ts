@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { CatalogError } from '../catalog/index.ts';
 import { PRECISIONS, type Precision } from '../schema/catalog.ts';
 import { type SimSetup, SimSetupError } from '../sim/engine/config.ts';
@@ -7,23 +7,12 @@ import { untilSignal } from '../sim/scripted/run.ts';
 import { startSimServer } from '../sim/serve/server.ts';
 import { readPointFile, ServeSetupError, setupFromRow } from '../sim/serve/setup-from.ts';
 import { loadTokenizer } from '../workload/tokenizers.ts';
-import { parseIntArg } from './common.ts';
+import { numberIn, parseIntArg, positiveInt } from './common.ts';
 import type { CliIO } from './io.ts';
 
 /** `infx sim serve`: the simulated engine behind an OpenAI-compatible API. */
 
-function positiveInt(value: string): number {
-  const n = parseIntArg(value);
-  if (n < 1) throw new InvalidArgumentError(`must be a positive integer, got '${value}'`);
-  return n;
-}
-
-function positive(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0)
-    throw new InvalidArgumentError(`must be a number above 0, got '${value}'`);
-  return n;
-}
+const positive = numberIn(0, Number.POSITIVE_INFINITY, true);
 
 interface ServeFlags {
   point?: string;
