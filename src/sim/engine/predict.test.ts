@@ -66,9 +66,12 @@ describe('predictPoint: speculative decoding', () => {
 });
 
 describe('predictPoint: sanity targets (public numbers)', () => {
-  it('Llama-3.1-8B BF16 on one H100 decodes 150–200 tok/s/user at batch 1', () => {
+  // Lower bound 120, not 150: docs/sim-fidelity.md P8a measured Llama-3-8B BF16 (same layer shapes) on one
+  // H100 under vLLM at 128.3 tok/s/user (batch 8, 32/128); batch 1 is no slower. With MEM_BW_EFFICIENCY at
+  // 0.70 (calibrated on P8–P10 there) the simulator gives ~128 at batch 1.
+  it('Llama-3.1-8B BF16 on one H100 decodes 120–200 tok/s/user at batch 1', () => {
     const p = predictPoint({ ...llama, concurrency: 1 });
-    expect(p.interactivity).toBeGreaterThan(150);
+    expect(p.interactivity).toBeGreaterThan(120);
     expect(p.interactivity).toBeLessThan(200);
   });
 
