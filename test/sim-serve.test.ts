@@ -100,6 +100,7 @@ describe('infx sim serve', () => {
       'vllm:num_requests_waiting',
       'vllm:kv_cache_usage_perc',
       'vllm:prefix_cache_hits_total',
+      'vllm:gpu_prefix_cache_hit_rate',
       'vllm:num_preemptions_total',
       'vllm:generation_tokens_total',
     ])

@@ -23,6 +23,12 @@ export function prometheusText(g: EngineGauges, modelName: string, kvCacheTokens
     g.prefixCacheHits,
   );
   metric(
+    'vllm:gpu_prefix_cache_hit_rate',
+    'gauge',
+    'Prefix-cache hits / queries since start (0-1).',
+    g.prefixCacheHitRate,
+  );
+  metric(
     'vllm:num_preemptions_total',
     'counter',
     'Requests preempted for lack of KV blocks.',
