@@ -1,6 +1,4 @@
-import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { registerSimPredict } from '../../cli/sim-predict.ts';
 import { formatOutcome, predictRows } from './rows.ts';
 
 const row = {
@@ -65,47 +63,5 @@ describe('predictRows', () => {
     expect(out.map((o) => o.status)).toEqual(['error', 'error']);
     expect(out[0]!.status === 'error' && out[0]!.reason).toMatch(/unknown model 'acme\/Nope-1T'.*models\.ts/);
     expect(out[1]!.status === 'error' && out[1]!.reason).toMatch(/unknown accelerator 'tpu-v9'/);
-  });
-});
-
-async function cli(args: string[], stdin = '') {
-  let stdout = '';
-  let stderr = '';
-  let code = 0;
-  const io = {
-    stdout: (t: string) => {
-      stdout += t;
-    },
-    stderr: (t: string) => {
-      stderr += t;
-    },
-    readStdin: async () => stdin,
-    isTTY: false,
-  };
-  const program = new Command().exitOverride();
-  registerSimPredict(program.command('sim'), io, (c) => {
-    code = c;
-  });
-  await program.parseAsync(['sim', 'predict', ...args], { from: 'user' });
-  return { stdout, stderr, code };
-}
-
-describe('infx sim predict', () => {
-  it('prints one line per point from stdin, or JSON with --format json', async () => {
-    const text = await cli([], JSON.stringify([{ ...row, conc: [1, 4] }]));
-    expect(text.code).toBe(0);
-    expect(text.stdout.trim().split('\n')).toHaveLength(2);
-    const json = await cli(['--format', 'json'], JSON.stringify([row]));
-    const parsed = JSON.parse(json.stdout);
-    expect(parsed[0]).toMatchObject({ status: 'ok', conc: 4, prediction: { gpus: 8 } });
-  });
-
-  it('exits 1 with the catalog message for an unknown model, and on bad input', async () => {
-    const bad = await cli([], JSON.stringify([{ ...row, model: 'acme/Nope-1T', 'model-prefix': 'nope' }]));
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/^error: .*unknown model 'acme\/Nope-1T'/);
-    expect((await cli([], '')).code).toBe(1);
-    expect((await cli([], '{not json')).stderr).toMatch(/not valid JSON/);
-    expect((await cli(['/nonexistent/rows.json'])).stderr).toMatch(/does not exist/);
   });
 });
