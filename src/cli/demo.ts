@@ -12,11 +12,16 @@ export function registerDemo(program: Command, io: CliIO): void {
       io.stdout(
         [
           'infx demo: not yet available.',
-          'The demo needs the simulated engine, the results store and the dashboard, which have not landed yet.',
+          'The demo needs the sweep runner, the results store and the dashboard, which have not landed yet.',
           'What works today:',
           '  infx validate --config-files <master.yaml...> --runner-config <runners.yaml>',
           '  infx matrix full-sweep --config-files <master.yaml...> --runner-config <runners.yaml>',
           '  infx matrix full-sweep ... | infx matrix plan --labels full-sweep-fail-fast',
+          '  infx check --config-files <master.yaml...> --runner-config <runners.yaml>',
+          '  infx matrix full-sweep ... | infx sim predict',
+          '  infx sim serve --model meta-llama/Llama-3.1-8B-Instruct --hardware h100 --time-scale 10 --port 8000 &',
+          '  infx bench --base-url http://127.0.0.1:8000 --model meta-llama/Llama-3.1-8B-Instruct \\',
+          '    --isl 1024 --osl 128 --concurrency 8 --gpus 1 --out runs/demo-c8',
           '',
         ].join('\n'),
       );
