@@ -1,8 +1,7 @@
 // Runs a TypeScript entry point (a bench script) with Node 20: bundles it with esbuild to a temporary
 // file first, since Node 20 cannot load .ts files itself.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -11,7 +10,9 @@ if (!entry) {
   console.error('usage: node scripts/run-ts.mjs FILE.ts [ARGS...]');
   process.exit(2);
 }
-const dir = mkdtempSync(join(tmpdir(), 'infx-run-'));
+// Inside the project, so the bundle's package imports resolve from its node_modules.
+mkdirSync('node_modules/.cache', { recursive: true });
+const dir = mkdtempSync(join('node_modules/.cache', 'infx-run-'));
 const outfile = join(dir, 'main.mjs');
 await build({
   entryPoints: [entry],
