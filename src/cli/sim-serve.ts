@@ -2,10 +2,10 @@ import { type Command, Option } from 'commander';
 import { CatalogError } from '../catalog/index.ts';
 import { PRECISIONS, type Precision } from '../schema/catalog.ts';
 import { type SimSetup, SimSetupError } from '../sim/engine/config.ts';
-import type { DisaggSetup } from '../sim/engine/disagg.ts';
+import { DEFAULT_AL, DEFAULT_DRAFT_TOKENS, RowsError } from '../sim/engine/rows.ts';
 import { untilSignal } from '../sim/scripted/run.ts';
 import { startSimServer } from '../sim/serve/server.ts';
-import { readPointFile, ServeSetupError, setupFromRow } from '../sim/serve/setup-from.ts';
+import { ServeSetupError, serveSetup } from '../sim/serve/setup-from.ts';
 import { loadTokenizer } from '../workload/tokenizers.ts';
 import { numberIn, parseIntArg, positiveInt } from './common.ts';
 import type { CliIO } from './io.ts';
@@ -39,15 +39,9 @@ interface ServeFlags {
   maxModelLen?: number;
 }
 
-async function setupOf(f: ServeFlags): Promise<SimSetup | DisaggSetup> {
-  const base: SimSetup | DisaggSetup = f.point
-    ? setupFromRow(await readPointFile(f.point))
-    : (() => {
-        if (!f.model || !f.hardware)
-          throw new ServeSetupError('give --model and --hardware, or --point row.json (a matrix row)');
-        return { model: f.model, hardware: f.hardware };
-      })();
-  const overrides: Partial<SimSetup> = {
+/** Flags as engine settings (the setup itself is assembled in src/sim/serve/setup-from.ts). */
+function overridesOf(f: ServeFlags): Partial<SimSetup> {
+  return {
     ...(f.model ? { model: f.model } : {}),
     ...(f.hardware ? { hardware: f.hardware } : {}),
     ...(f.tp ? { tp: f.tp } : {}),
@@ -64,20 +58,13 @@ async function setupOf(f: ServeFlags): Promise<SimSetup | DisaggSetup> {
       ? {
           spec: {
             method: f.specDecoding,
-            draftTokens: f.draftTokens ?? 3,
-            acceptanceLength: f.acceptanceLength ?? 2.5,
+            draftTokens: f.draftTokens ?? DEFAULT_DRAFT_TOKENS,
+            acceptanceLength: f.acceptanceLength ?? DEFAULT_AL,
           },
         }
       : {}),
     seed: f.seed,
   };
-  // A disaggregated row takes the engine flags for both pools.
-  if ('prefill' in base)
-    return {
-      prefill: { ...base.prefill, setup: { ...base.prefill.setup, ...overrides } },
-      decode: { ...base.decode, setup: { ...base.decode.setup, ...overrides } },
-    };
-  return { ...base, ...overrides };
 }
 
 export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number) => void): void {
@@ -123,7 +110,7 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
     )
     .action(async (flags: ServeFlags) => {
       try {
-        const setup = await setupOf(flags);
+        const setup = await serveSetup(flags, overridesOf(flags));
         const tokenizer = await loadTokenizer();
         const server = await startSimServer({
           setup,
@@ -139,7 +126,12 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
         await untilSignal();
         await server.close();
       } catch (err) {
-        if (err instanceof ServeSetupError || err instanceof SimSetupError || err instanceof CatalogError) {
+        if (
+          err instanceof ServeSetupError ||
+          err instanceof RowsError ||
+          err instanceof SimSetupError ||
+          err instanceof CatalogError
+        ) {
           io.stderr(`error: ${err.message}\n`);
           setExit(1);
           return;

@@ -1,6 +1,7 @@
 import { CatalogError, model as catalogModel } from '../../catalog/index.ts';
 import { PRECISIONS, type Precision } from '../../schema/catalog.ts';
-import { SimSetupError } from './config.ts';
+import { type SimSetup, SimSetupError } from './config.ts';
+import type { DisaggSetup } from './disagg.ts';
 import { PredictError, type PredictResult, predictPoint } from './predict.ts';
 import { predictDisagg } from './predict-disagg.ts';
 import type { SpecDecodingConfig } from './spec-decode.ts';
@@ -11,28 +12,32 @@ import type { SpecDecodingConfig } from './spec-decode.ts';
  * cluster); agentic rows are reported unsupported.
  */
 
-export interface PredictRowsOptions {
-  gpuMemoryUtilization?: number;
-  /** Draft tokens per step for spec-decoding rows (rows do not carry it); default 3. */
-  draftTokens?: number;
-  /** Mean acceptance length for spec-decoding rows; default per model (SPEC_AL), else 2.5. */
-  acceptanceLength?: number;
+export interface PredictRowsOptions extends RowSetupOptions {
   rangeRatio?: number;
   seed?: number;
 }
 
 /**
- * Golden acceptance lengths at 3 draft tokens (client-metrics-spec §6: SPEED-Bench coding, thinking on);
- * dsr1 is not in the golden set: 2.5 is the typical DeepSeek-R1 MTP-3 figure, an estimate.
+ * Golden acceptance lengths at 3 draft tokens (client-metrics-spec §6: SPEED-Bench coding, thinking on),
+ * by model prefix; the reference pins AgentX throughput runs to these. dsr1 is not in the golden set: 2.5,
+ * the typical DeepSeek-R1 MTP-3 figure, is an estimate, and the fallback for every other model.
  */
 export const SPEC_AL: Readonly<Record<string, number>> = {
   dsv4: 2.49,
   'glm5.2': 2.99,
   'qwen3.5': 3.39,
   minimaxm3: 2.78,
+  kimik3: 2.87,
 };
 export const DEFAULT_DRAFT_TOKENS = 3;
 export const DEFAULT_AL = 2.5;
+
+/** What a row does not say about the engine: memory budget and speculative-decoding shape. */
+export interface RowSetupOptions {
+  gpuMemoryUtilization?: number;
+  draftTokens?: number;
+  acceptanceLength?: number;
+}
 
 export interface PointIdentity {
   row: number;
@@ -126,72 +131,63 @@ function requireInt(r: Row, k: string, where: string, dflt?: number): number {
   return v as number;
 }
 
-function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): PointOutcome {
-  const where = `row ${id.row}${id.expName ? ` (${id.expName})` : ''}`;
+/**
+ * A matrix row as the engine(s) it describes: a single-node row is one engine; a multi-node row with a
+ * decode pool is a disaggregated cluster (each pool with its own workers and parallelism); a multi-node
+ * row without one (decode num-worker 0) is an aggregated engine with the prefill entry's parallelism,
+ * whose per-GPU figures are those of one of its identical workers. Shared by predict and `sim serve --point`.
+ */
+export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row'): SimSetup | DisaggSetup {
   const precision = str(r, 'precision');
   if (!(PRECISIONS as readonly string[]).includes(precision)) {
     throw new RowsError(`${where}: precision '${precision}' is not one of ${PRECISIONS.join(', ')}`);
   }
-  const method = id.specDecoding;
+  const method = str(r, 'spec-decoding') || 'none';
   let spec: SpecDecodingConfig | null = null;
   if (method === 'mtp' || method === 'draft_model') {
-    const prefix = str(r, 'model-prefix');
     spec = {
       method,
       draftTokens: opts.draftTokens ?? DEFAULT_DRAFT_TOKENS,
-      acceptanceLength: opts.acceptanceLength ?? SPEC_AL[prefix] ?? DEFAULT_AL,
+      acceptanceLength: opts.acceptanceLength ?? SPEC_AL[str(r, 'model-prefix')] ?? DEFAULT_AL,
     };
   } else if (method !== 'none') {
     throw new RowsError(`${where}: unknown spec-decoding '${method}'`);
   }
-  if (isRecord(r.prefill) && isRecord(r.decode)) {
-    const pool = (p: Row, name: string) => ({
-      model: rowModel(r),
-      hardware: str(p, 'hardware') || str(r, 'runner'),
-      precision: precision as Precision,
-      tp: requireInt(p, 'tp', `${where} ${name}`),
-      pp: requireInt(p, 'pp', `${where} ${name}`, 1),
-      ep: requireInt(p, 'ep', `${where} ${name}`, 1),
-      dpAttn: p['dp-attn'] === true,
-      spec,
-      ...(opts.gpuMemoryUtilization !== undefined ? { gpuMemoryUtilization: opts.gpuMemoryUtilization } : {}),
-    });
-    const workers = (p: Row) => (Number.isInteger(p['num-worker']) ? (p['num-worker'] as number) : 1);
-    const w = {
-      isl: requireInt(r, 'isl', where),
-      osl: requireInt(r, 'osl', where),
-      concurrency: id.conc!,
-      ...(opts.rangeRatio !== undefined ? { rangeRatio: opts.rangeRatio } : {}),
-      ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
-    };
-    const prediction =
-      workers(r.decode) === 0
-        ? predictPoint({ ...pool(r.prefill, 'prefill'), ...w })
-        : predictDisagg(
-            {
-              prefill: { workers: workers(r.prefill), setup: pool(r.prefill, 'prefill') },
-              decode: { workers: workers(r.decode), setup: pool(r.decode, 'decode') },
-            },
-            w,
-          );
-    return { ...id, status: 'ok', prediction, acceptanceLength: spec?.acceptanceLength ?? null };
-  }
-  const prediction = predictPoint({
+  const engine = (p: Row, name: string): SimSetup => ({
     model: rowModel(r),
-    hardware: str(r, 'runner'),
+    hardware: str(p, 'hardware') || str(r, 'runner'),
     precision: precision as Precision,
-    tp: requireInt(r, 'tp', where),
-    pp: requireInt(r, 'pp', where, 1),
-    ep: requireInt(r, 'ep', where, 1),
-    dpAttn: r['dp-attn'] === true,
+    tp: requireInt(p, 'tp', name),
+    pp: requireInt(p, 'pp', name, 1),
+    ep: requireInt(p, 'ep', name, 1),
+    dpAttn: p['dp-attn'] === true,
+    spec,
+    ...(opts.gpuMemoryUtilization !== undefined ? { gpuMemoryUtilization: opts.gpuMemoryUtilization } : {}),
+  });
+  if (!isRecord(r.prefill) || !isRecord(r.decode)) return engine(r, where);
+  const workers = (p: Row) => (Number.isInteger(p['num-worker']) ? (p['num-worker'] as number) : 1);
+  if (workers(r.decode) === 0) return engine(r.prefill, `${where} prefill`);
+  return {
+    prefill: { workers: workers(r.prefill), setup: engine(r.prefill, `${where} prefill`) },
+    decode: { workers: workers(r.decode), setup: engine(r.decode, `${where} decode`) },
+  };
+}
+
+function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): PointOutcome {
+  const where = `row ${id.row}${id.expName ? ` (${id.expName})` : ''}`;
+  const setup = setupOfRow(r, opts, where);
+  const w = {
     isl: requireInt(r, 'isl', where),
     osl: requireInt(r, 'osl', where),
     concurrency: id.conc!,
-    spec,
-    ...(opts.gpuMemoryUtilization !== undefined ? { gpuMemoryUtilization: opts.gpuMemoryUtilization } : {}),
     ...(opts.rangeRatio !== undefined ? { rangeRatio: opts.rangeRatio } : {}),
-    ...(opts.seed !== undefined ? { seed: opts.seed, workloadSeed: opts.seed } : {}),
-  });
+    ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+  };
+  const prediction =
+    'prefill' in setup
+      ? predictDisagg(setup, w)
+      : predictPoint({ ...setup, ...w, ...(opts.seed !== undefined ? { workloadSeed: opts.seed } : {}) });
+  const spec = 'prefill' in setup ? setup.prefill.setup.spec : setup.spec;
   return { ...id, status: 'ok', prediction, acceptanceLength: spec?.acceptanceLength ?? null };
 }
 

@@ -1,77 +1,41 @@
 import { readFile } from 'node:fs/promises';
-import type * as z from 'zod';
-import type { Precision } from '../../schema/catalog.ts';
-import { type MatrixRow, MatrixRowSchema, type RowWorkerSchema } from '../../schema/matrix-row.ts';
-
-type RowWorker = z.infer<typeof RowWorkerSchema>;
-
+import { type MatrixRow, MatrixRowSchema } from '../../schema/matrix-row.ts';
 import type { SimSetup } from '../engine/config.ts';
 import type { DisaggSetup } from '../engine/disagg.ts';
-import type { SpecDecodingConfig } from '../engine/spec-decode.ts';
+import { setupOfRow } from '../engine/rows.ts';
 
 /** Where an `infx sim serve` setup comes from: command-line flags, or one matrix row (`--point`). */
 
 export class ServeSetupError extends Error {}
 
 /**
- * Golden mean acceptance lengths for 3 draft tokens, thinking on (client-metrics-spec §6), by model
- * prefix; the reference pins AgentX throughput runs to these. Other models fall back to 2.5.
+ * A matrix row as the engine(s) `sim serve` runs (the mapping predict uses too). An aggregated multi-node
+ * row with several workers would need a router in front of them: not served.
  */
-const GOLDEN_AL_3: Readonly<Record<string, number>> = {
-  dsv4: 2.49,
-  'glm5.2': 2.99,
-  'qwen3.5': 3.39,
-  minimaxm3: 2.78,
-  kimik3: 2.87,
-};
-const DEFAULT_AL_3 = 2.5;
-
-export function specFromRow(row: MatrixRow): SpecDecodingConfig | null {
-  const kind = row['spec-decoding'];
-  if (kind === 'none') return null;
-  const method = kind === 'mtp' ? 'mtp' : 'draft_model';
-  return { method, draftTokens: 3, acceptanceLength: GOLDEN_AL_3[row['model-prefix']] ?? DEFAULT_AL_3 };
+export function setupFromRow(row: MatrixRow): SimSetup | DisaggSetup {
+  if ('prefill' in row && row.decode['num-worker'] === 0 && row.prefill['num-worker'] !== 1)
+    throw new ServeSetupError('an aggregated multi-node row with several workers is not supported yet');
+  return setupOfRow(row as unknown as Record<string, unknown>);
 }
 
 /**
- * A matrix row as the engine it describes: a single-node row is one engine; a multi-node row with a
- * decode pool is a disaggregated cluster (each pool with its own workers and parallelism); a multi-node
- * row without one (decode num-worker 0) is one aggregated engine with the prefill entry's parallelism.
+ * The engine to serve: a matrix row (`--point`) or a model and hardware, with engine settings from flags
+ * laid over it; for a disaggregated row they apply to both pools.
  */
-export function setupFromRow(row: MatrixRow): SimSetup | DisaggSetup {
-  const common = {
-    model: row.model,
-    precision: row.precision as Precision,
-    spec: specFromRow(row),
-  };
-  if ('prefill' in row) {
-    const pool = (w: RowWorker) => ({
-      ...common,
-      hardware: w.hardware ?? row.runner,
-      tp: w.tp,
-      pp: w.pp,
-      ep: w.ep,
-      dpAttn: w['dp-attn'],
-    });
-    if (row.decode['num-worker'] === 0) {
-      if (row.prefill['num-worker'] !== 1)
-        throw new ServeSetupError('an aggregated multi-node row with several workers is not supported yet');
-      return pool(row.prefill);
-    }
+export async function serveSetup(
+  from: { point?: string | undefined; model?: string | undefined; hardware?: string | undefined },
+  overrides: Partial<SimSetup>,
+): Promise<SimSetup | DisaggSetup> {
+  let base: SimSetup | DisaggSetup;
+  if (from.point) base = setupFromRow(await readPointFile(from.point));
+  else if (from.model && from.hardware) base = { model: from.model, hardware: from.hardware };
+  else throw new ServeSetupError('give --model and --hardware, or --point row.json (a matrix row)');
+  if ('prefill' in base)
     return {
-      prefill: { workers: row.prefill['num-worker'], setup: pool(row.prefill) },
-      decode: { workers: row.decode['num-worker'], setup: pool(row.decode) },
+      prefill: { ...base.prefill, setup: { ...base.prefill.setup, ...overrides } },
+      decode: { ...base.decode, setup: { ...base.decode.setup, ...overrides } },
     };
-  }
-  return {
-    model: row.model,
-    hardware: row.runner,
-    precision: row.precision as Precision,
-    tp: row.tp,
-    ep: row.ep,
-    dpAttn: row['dp-attn'],
-    spec: specFromRow(row),
-  };
+  return { ...base, ...overrides };
 }
 
 export async function readPointFile(path: string): Promise<MatrixRow> {
