@@ -41,6 +41,20 @@ export const fixedRow = (over: Fields = {}) =>
     ...over,
   }) as unknown as MatrixRow;
 
+/** DeepSeek-R1 FP8 on 8×H200 at 1k/256: a row the simulated engine knows (catalog model and hardware). */
+export const dsr1H200Row = (over: Fields = {}) =>
+  fixedRow({
+    image: 'lmsysorg/sglang:v0.5.12-cu130',
+    model: 'deepseek-ai/DeepSeek-R1-0528',
+    'model-prefix': 'dsr1',
+    runner: 'h200-dgxc',
+    isl: 1024,
+    osl: 256,
+    'max-model-len': 2048,
+    'exp-name': 'dsr1_1k1k',
+    ...over,
+  });
+
 /** Multi-node fixed-seq-len (disaggregated over nixl), 8k1k by default. */
 export const multiRow = (conc: number[], over: Fields = {}) =>
   ({

@@ -1,30 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from './helpers.ts';
+import { dsr1H200Row } from './rows.ts';
 
 /** `infx sim predict` through the CLI: stdin or a file in, a line or JSON per point out. */
 
-const row = {
-  image: 'lmsysorg/sglang:v0.5.12-cu130',
-  model: 'deepseek-ai/DeepSeek-R1-0528',
-  'model-prefix': 'dsr1',
-  precision: 'fp8',
-  framework: 'sglang',
-  runner: 'h200-dgxc',
-  isl: 1024,
-  osl: 256,
-  tp: 8,
-  pp: 1,
-  'dcp-size': 1,
-  'pcp-size': 1,
-  conc: 4,
-  'max-model-len': 2048,
-  ep: 1,
-  'dp-attn': false,
-  'spec-decoding': 'none',
-  'exp-name': 'dsr1_1k1k',
-  disagg: false,
-  'run-eval': false,
-};
+const row = dsr1H200Row();
 
 const cli = (args: string[], stdin = '') => runCli(['sim', 'predict', ...args], stdin);
 

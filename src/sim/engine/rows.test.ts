@@ -1,28 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { dsr1H200Row } from '../../../test/rows.ts';
 import { formatOutcome, predictRows } from './rows.ts';
 
-const row = {
-  image: 'lmsysorg/sglang:v0.5.12-cu130',
-  model: 'deepseek-ai/DeepSeek-R1-0528',
-  'model-prefix': 'dsr1',
-  precision: 'fp8',
-  framework: 'sglang',
-  runner: 'h200-dgxc',
-  isl: 1024,
-  osl: 256,
-  tp: 8,
-  pp: 1,
-  'dcp-size': 1,
-  'pcp-size': 1,
-  conc: 4,
-  'max-model-len': 2048,
-  ep: 1,
-  'dp-attn': false,
-  'spec-decoding': 'none',
-  'exp-name': 'dsr1_1k1k',
-  disagg: false,
-  'run-eval': false,
-};
+const row = dsr1H200Row();
 
 const multiNode = {
   ...row,
