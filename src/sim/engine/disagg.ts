@@ -119,27 +119,27 @@ export class DisaggCluster {
 
   /** Sums over the workers (KV usage: the decode pool's, where the KV of running requests lives). */
   gauges(): EngineGauges {
-    const all = [...this.prefill, ...this.decode].map((e) => e.gauges());
-    const sum = (f: (g: EngineGauges) => number) => all.reduce((a, g) => a + f(g), 0);
+    const pre = this.prefill.map((e) => e.gauges());
     const dec = this.decode.map((e) => e.gauges());
+    const all = [...pre, ...dec];
+    const sum = (gs: EngineGauges[], f: (g: EngineGauges) => number) => gs.reduce((a, g) => a + f(g), 0);
+    const queries = sum(all, (g) => g.prefixCacheQueries);
+    const hits = sum(all, (g) => g.prefixCacheHits);
     return {
       nowMs: Math.max(...all.map((g) => g.nowMs)),
-      running: sum((g) => g.running),
-      waiting: sum((g) => g.waiting) + this.transfers.length,
-      kvUsage: dec.reduce((a, g) => a + g.kvUsage, 0) / dec.length,
-      kvCapacityTokens: dec.reduce((a, g) => a + g.kvCapacityTokens, 0),
-      prefixCacheHitRate:
-        sum((g) => g.prefixCacheQueries) > 0
-          ? sum((g) => g.prefixCacheHits) / sum((g) => g.prefixCacheQueries)
-          : 0,
-      prefixCacheQueries: sum((g) => g.prefixCacheQueries),
-      prefixCacheHits: sum((g) => g.prefixCacheHits),
-      preemptionsTotal: sum((g) => g.preemptionsTotal),
-      promptTokensTotal: this.prefill.reduce((a, e) => a + e.gauges().promptTokensTotal, 0),
+      running: sum(all, (g) => g.running),
+      waiting: sum(all, (g) => g.waiting) + this.transfers.length,
+      kvUsage: sum(dec, (g) => g.kvUsage) / dec.length,
+      kvCapacityTokens: sum(dec, (g) => g.kvCapacityTokens),
+      prefixCacheHitRate: queries > 0 ? hits / queries : 0,
+      prefixCacheQueries: queries,
+      prefixCacheHits: hits,
+      preemptionsTotal: sum(all, (g) => g.preemptionsTotal),
+      promptTokensTotal: sum(pre, (g) => g.promptTokensTotal),
       // Prefill workers generate exactly the first tokens, decode workers the rest.
-      generationTokensTotal: sum((g) => g.generationTokensTotal),
-      requestsFinishedTotal: dec.reduce((a, g) => a + g.requestsFinishedTotal, 0),
-      stepsTotal: sum((g) => g.stepsTotal),
+      generationTokensTotal: sum(all, (g) => g.generationTokensTotal),
+      requestsFinishedTotal: sum(dec, (g) => g.requestsFinishedTotal),
+      stepsTotal: sum(all, (g) => g.stepsTotal),
     };
   }
 
