@@ -3,11 +3,18 @@ import { ChangelogEntrySchema } from './changelog-entry.ts';
 import { CheckReportSchema } from './check-finding.ts';
 import { CiPriorityPolicySchema } from './ci-priority.ts';
 import { DiagnosticSchema } from './diagnostic.ts';
+import { EngineLaunchSchema } from './engine-launch.ts';
 import { InferencexRawResultSchema } from './inferencex-result.ts';
 import { MasterConfigFileSchema, MasterEntrySchema } from './master-config.ts';
 import { MatrixRowSchema, MatrixSchema } from './matrix-row.ts';
 import { PointResultSchema } from './point-result.ts';
 import { RequestRecordSchema } from './request-record.ts';
+import {
+  PointAttemptSchema,
+  PointSpecSchema,
+  PointStatusSchema,
+  RunManifestSchema,
+} from './run-dir.ts';
 import { RunnerConfigSchema } from './runners.ts';
 import { ScriptedScriptSchema } from './scripted-script.ts';
 import { SweepPlanSchema } from './sweep-plan.ts';
@@ -62,6 +69,31 @@ export const SCHEMAS = {
     schema: CheckReportSchema,
     io: 'output',
     about: 'infx check --format json: feasibility findings per point',
+  },
+  'engine-launch': {
+    schema: EngineLaunchSchema,
+    io: 'output',
+    about: 'how the engine of a point starts: processes, argv, env, files (infx recipe render --format json)',
+  },
+  'run-manifest': {
+    schema: RunManifestSchema,
+    io: 'output',
+    about: 'manifest.json of a run directory: run id, sources and hashes, options, every point planned',
+  },
+  'point-spec': {
+    schema: PointSpecSchema,
+    io: 'output',
+    about: 'one planned point (points/<id>/spec.json): row, concurrency, client and engine settings',
+  },
+  'point-attempt': {
+    schema: PointAttemptSchema,
+    io: 'output',
+    about: 'point.json of one attempt: the point spec plus the engine actually launched',
+  },
+  'point-status': {
+    schema: PointStatusSchema,
+    io: 'output',
+    about: 'status.json of one attempt: ok or failed, in which phase (setup, warmup, benchmark, teardown) and why',
   },
   diagnostic: {
     schema: DiagnosticSchema,
