@@ -1,3 +1,4 @@
+import { goldenAcceptanceLength, recipeSpec } from '../../catalog/golden-al.ts';
 import { CatalogError, model as catalogModel } from '../../catalog/index.ts';
 import { PRECISIONS, type Precision } from '../../schema/catalog.ts';
 import { type SimSetup, SimSetupError } from './config.ts';
@@ -17,19 +18,20 @@ export interface PredictRowsOptions extends RowSetupOptions {
   seed?: number;
 }
 
+export const DEFAULT_DRAFT_TOKENS = 3;
+
 /**
  * Golden acceptance lengths at 3 draft tokens (client-metrics-spec §6: SPEED-Bench coding, thinking on),
- * by model prefix; the reference pins AgentX throughput runs to these. dsr1 is not in the golden set: 2.5,
- * the typical DeepSeek-R1 MTP-3 figure, is an estimate, and the fallback for every other model.
+ * by model prefix, from the one table in src/catalog/golden-al.ts; the reference pins AgentX throughput
+ * runs to these. dsr1 is not in the golden set: 2.5, the typical DeepSeek-R1 MTP-3 figure, is an
+ * estimate, and the fallback for every other model.
  */
-export const SPEC_AL: Readonly<Record<string, number>> = {
-  dsv4: 2.49,
-  'glm5.2': 2.99,
-  'qwen3.5': 3.39,
-  minimaxm3: 2.78,
-  kimik3: 2.87,
-};
-export const DEFAULT_DRAFT_TOKENS = 3;
+export const SPEC_AL: Readonly<Record<string, number>> = Object.fromEntries(
+  ['dsv4', 'glm5.2', 'qwen3.5', 'minimaxm3', 'kimik3'].map((prefix) => [
+    prefix,
+    goldenAcceptanceLength(prefix, recipeSpec(prefix).method, DEFAULT_DRAFT_TOKENS) as number,
+  ]),
+);
 export const DEFAULT_AL = 2.5;
 
 /** What a row does not say about the engine: memory budget and speculative-decoding shape. */
