@@ -37,6 +37,9 @@ interface ServeFlags {
   host: string;
   servedModelName?: string;
   maxModelLen?: number;
+  faultNoStart?: boolean;
+  faultHang?: boolean;
+  faultCrashAfter?: number;
 }
 
 /** Flags as engine settings (the setup itself is assembled in src/sim/serve/setup-from.ts). */
@@ -108,9 +111,30 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
       'longest prompt + output accepted (default the model context)',
       positiveInt,
     )
+    .option('--fault-no-start', 'fault injection: fail at start-up, as an engine that runs out of memory')
+    .option('--fault-hang', 'fault injection: start but never answer, as an engine stuck loading')
+    .option(
+      '--fault-crash-after <n>',
+      'fault injection: die (SIGKILL) after N completed requests, warmup included',
+      positiveInt,
+    )
     .action(async (flags: ServeFlags) => {
       try {
         const setup = await serveSetup(flags, overridesOf(flags));
+        if (flags.faultNoStart) {
+          io.stderr('error: simulated start-up failure (--fault-no-start): CUDA out of memory\n');
+          setExit(1);
+          return;
+        }
+        if (flags.faultHang) {
+          io.stderr('loading weights (--fault-hang: this engine never becomes ready)\n');
+          const alive = setInterval(() => {}, 60_000); // nothing else keeps the process up
+          await untilSignal();
+          clearInterval(alive);
+          return;
+        }
+        let finished = 0;
+        const crashAfter = flags.faultCrashAfter;
         const tokenizer = await loadTokenizer();
         const server = await startSimServer({
           setup,
@@ -121,6 +145,15 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
           ...(flags.servedModelName ? { servedModelName: flags.servedModelName } : {}),
           ...(flags.maxModelLen ? { maxModelLen: flags.maxModelLen } : {}),
           log: (line) => io.stderr(`${line}\n`),
+          ...(crashAfter
+            ? {
+                onRequestFinished: () => {
+                  if (++finished < crashAfter) return;
+                  io.stderr(`fault injection: crashing after ${finished} requests (--fault-crash-after)\n`);
+                  process.kill(process.pid, 'SIGKILL');
+                },
+              }
+            : {}),
         });
         io.stdout(`listening on ${server.url}\n`);
         await untilSignal();

@@ -71,14 +71,18 @@ export async function loadInputs(
   return { configs: masters.value, runners: runners.value, warnings: diagnostics };
 }
 
-export async function buildMatrix(req: GeneratorRequest): Promise<MatrixRow[]> {
+export async function buildMatrix(
+  req: GeneratorRequest,
+  /** Told each config key that produced rows (before eval selection). */
+  onKey?: (key: string) => void,
+): Promise<MatrixRow[]> {
   // Flag errors come before any file is read, as in the reference.
   if (req.command === 'full-sweep') checkFullSweepOptions(req.options);
   const cache = req.cache === false ? undefined : openParseCache(defaultCacheDir());
   const { configs, runners } = await loadInputs(req.configFiles, req.runnerConfig, { cache });
   const rows =
     req.command === 'full-sweep'
-      ? fullSweep(configs, runners, req.options)
-      : testConfig(configs, runners, req.options);
+      ? fullSweep(configs, runners, req.options, onKey)
+      : testConfig(configs, runners, req.options, onKey);
   return applyEvalMode(rows, req.evalMode, req.evalGrouping);
 }

@@ -333,6 +333,7 @@ export function fullSweep(
   configs: MasterConfigs,
   runners: RunnerConfig,
   opts: FullSweepOptions,
+  onKey?: (key: string) => void,
 ): MatrixRow[] {
   checkFullSweepOptions(opts);
   const step = opts.stepSize ?? 2;
@@ -370,7 +371,9 @@ export function fullSweep(
     if (opts.framework && !opts.framework.includes(c.framework)) continue;
     if (opts.runnerType && !opts.runnerType.includes(c.runner)) continue;
     if (!bothNodeTypes && !(c.multinode ? opts.multiNode : opts.singleNode)) continue;
-    rows.push(...generateConfig(ce, runners, x, opts));
+    const generated = generateConfig(ce, runners, x, opts);
+    if (generated.length > 0) onKey?.(ce.key);
+    rows.push(...generated);
   }
   return rows;
 }
@@ -379,6 +382,7 @@ export function testConfig(
   configs: MasterConfigs,
   runners: RunnerConfig,
   opts: TestConfigOptions,
+  onKey?: (key: string) => void,
 ): MatrixRow[] {
   const keys = expandConfigKeys(
     opts.configKeys,
@@ -396,5 +400,9 @@ export function testConfig(
     },
     agentic: (e) => testConfigConcs(e, opts.conc),
   };
-  return keys.flatMap((k) => generateConfig(configs.byKey.get(k)!, runners, x, opts));
+  return keys.flatMap((k) => {
+    const generated = generateConfig(configs.byKey.get(k)!, runners, x, opts);
+    if (generated.length > 0) onKey?.(k);
+    return generated;
+  });
 }

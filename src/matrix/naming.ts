@@ -1,5 +1,5 @@
 import type { KvOffloadBackend } from '../schema/master-config.ts';
-import type { RowWorker } from '../schema/matrix-row.ts';
+import type { MatrixRow, RowWorker } from '../schema/matrix-row.ts';
 
 /** Names the reference gives to sequence families and experiments (matrix-spec §0, §6). */
 
@@ -47,4 +47,23 @@ export function multiNodeAgenticExpName(
 ): string {
   const name = `${prefix}_${workerTag('p', prefill)}_${workerTag('d', decode)}_conc${concs.join('x')}`;
   return kv === 'none' ? name : `${name}_${kvTag(kv, backend)}`;
+}
+
+const topology = (w: { tp: number; pp: number; 'dcp-size': number; 'pcp-size': number; ep: number }) =>
+  `tp${w.tp}-pp${w.pp}-dcp${w['dcp-size']}-pcp${w['pcp-size']}-ep${w.ep}`;
+
+/**
+ * The reference's RESULT_FILENAME for a fixed-seq-len row at the given concurrencies (matrix-spec §6.6):
+ * experiment, precision, framework, topology, disagg, spec method, concurrency, runner, and the recipe
+ * fingerprint's first 16 hex digits when the row has one.
+ */
+export function resultName(row: MatrixRow, concs: readonly number[]): string {
+  const head = `${row['exp-name']}_${row.precision}_${row.framework}`;
+  const disagg = 'disagg' in row ? row.disagg : false;
+  const topo =
+    'prefill' in row
+      ? `prefill-${topology(row.prefill)}-dp${row.prefill['dp-attn']}-nw${row.prefill['num-worker']}_decode-${topology(row.decode)}-dp${row.decode['dp-attn']}-nw${row.decode['num-worker']}`
+      : `${topology(row)}-dpa${row['dp-attn']}`;
+  const fp = row['recipe-fingerprint'];
+  return `${head}_${topo}_disagg-${disagg}_spec-${row['spec-decoding']}_conc${concs.join('x')}_${row.runner}${fp ? `_recipe-${fp.slice(0, 16)}` : ''}`;
 }

@@ -45,6 +45,8 @@ export interface SimServeOptions {
   maxModelLen?: number;
   /** Server log lines (vLLM-style start-up facts such as the KV cache size). */
   log?: (line: string) => void;
+  /** Called after each response is complete (fault injection counts them). */
+  onRequestFinished?: () => void;
 }
 
 export interface SimServer {
@@ -224,12 +226,13 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
         const usage = usageOf(promptTokens, info.outputTokens);
         if (!req.stream) {
           json(res, 200, payloads.body(textOf(0, info.outputTokens), '', finish, usage));
+          opts.onRequestFinished?.();
           return;
         }
         start();
         res.write(payloads.chunkEvent('', 'content', finish));
         if (req.includeUsage) res.write(payloads.usageEvent(usage));
-        res.end('data: [DONE]\n\n');
+        res.end('data: [DONE]\n\n', () => opts.onRequestFinished?.());
       },
     });
     res.on('close', () => {

@@ -51,7 +51,9 @@ export async function readPointFile(path: string): Promise<MatrixRow> {
   } catch (err) {
     throw new ServeSetupError(`${path} is not JSON: ${(err as Error).message}`);
   }
-  const row = Array.isArray(json) && json.length === 1 ? json[0] : json;
+  // A sweep's point.json carries the row under `row`.
+  const inner = isPointFile(json) ? json.row : json;
+  const row = Array.isArray(inner) && inner.length === 1 ? inner[0] : inner;
   const parsed = MatrixRowSchema.safeParse(row);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
@@ -60,4 +62,8 @@ export async function readPointFile(path: string): Promise<MatrixRow> {
     );
   }
   return parsed.data;
+}
+
+function isPointFile(json: unknown): json is { row: unknown } {
+  return typeof json === 'object' && json !== null && 'pointId' in json && 'row' in json;
 }
