@@ -4,8 +4,10 @@ import { registerCheck } from './check.ts';
 import { registerDemo } from './demo.ts';
 import { type CliIO, processIO } from './io.ts';
 import { registerMatrix } from './matrix.ts';
+import { registerRecipe } from './recipe.ts';
 import { registerSchema } from './schema.ts';
 import { registerSim } from './sim.ts';
+import { registerSweep } from './sweep.ts';
 import { registerValidate } from './validate.ts';
 
 export const VERSION = '0.1.0';
@@ -22,13 +24,17 @@ export async function run(argv: readonly string[], io: CliIO = processIO): Promi
     .version(VERSION)
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    // Each command owns the options after its name (`sweep` and `sweep point` both have --out).
+    .enablePositionalOptions();
   registerValidate(program, io, setExit);
   registerMatrix(program, io, setExit);
   registerSchema(program, io, setExit);
   registerBench(program, io, setExit, VERSION);
   registerSim(program, io, setExit);
   registerCheck(program, io, setExit);
+  registerRecipe(program, io, setExit);
+  registerSweep(program, io, setExit, VERSION);
   registerDemo(program, io);
   program.commands.forEach(function configure(cmd: Command) {
     cmd

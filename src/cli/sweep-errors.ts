@@ -1,0 +1,27 @@
+import { ConfigError } from '../config/diagnostics.ts';
+import { MatrixError } from '../matrix/errors.ts';
+import { SweepPlanError } from '../sweep/points.ts';
+import { RunDirError } from '../sweep/run-dir.ts';
+import { reportError } from './common.ts';
+import type { CliIO } from './io.ts';
+
+/** Bad flag combinations of the sweep commands: exit 2. */
+export class UsageError extends Error {}
+
+/** Exit codes of the sweep commands: 2 bad usage, 1 bad input (configs, matrix, run directory). */
+export function sweepErrorCode(err: unknown, io: CliIO): number {
+  if (err instanceof UsageError) {
+    io.stderr(`error: ${err.message}\n`);
+    return 2;
+  }
+  if (err instanceof SweepPlanError || err instanceof RunDirError) {
+    io.stderr(`error: ${err.message}\n`);
+    return 1;
+  }
+  if (err instanceof ConfigError || err instanceof MatrixError) return reportError(err, io);
+  if (err instanceof Error && err.name === 'SlurmError') {
+    io.stderr(`error: ${err.message}\n`);
+    return 1;
+  }
+  throw err;
+}

@@ -1,0 +1,103 @@
+import { type Command, Option } from 'commander';
+import { CONTAINER_RUNTIMES, type ContainerRuntime, type EngineKind } from '../schema/engine-launch.ts';
+import type { PointEngine } from '../schema/run-dir.ts';
+import { type BenchDefaults, type FaultRule, parseFaultRule } from '../sweep/points.ts';
+import { nonNegativeInt, numberIn, parseIntArg, positiveInt } from './common.ts';
+
+/** Flags that say how every point runs, shared by `infx sweep` and `infx sweep point`. */
+
+export interface PointFlags {
+  engine: EngineKind;
+  simTimeScale?: number;
+  container: ContainerRuntime;
+  readyTimeout: number;
+  acceptance: string;
+  numPrompts?: number;
+  warmup?: number;
+  randomRangeRatio: number;
+  endpoint: 'chat' | 'completions';
+  tokenizer?: string;
+  seed: number;
+  maxFailureRate: number;
+  requestTimeout: number;
+  simFault?: string[];
+}
+
+const positive = numberIn(0, Number.POSITIVE_INFINITY, true);
+
+function acceptance(value: string): string {
+  if (value === 'golden' || value === 'real') return value;
+  positive(value);
+  return value;
+}
+
+export function pointFlags(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option(
+        '--engine <kind>',
+        'sim: the built-in simulated engine; recipe: the real engine from recipes/',
+      )
+        .choices(['sim', 'recipe'])
+        .default('sim'),
+    )
+    .option('--sim-time-scale <s>', 'simulated engine: run S times faster than real time', positive)
+    .addOption(
+      new Option('--container <runtime>', 'recipe engines: run the server in a container')
+        .choices(CONTAINER_RUNTIMES)
+        .default('none'),
+    )
+    .option('--ready-timeout <s>', 'seconds an engine may take to become ready', positive, 1800)
+    .option(
+      '--acceptance <al>',
+      "speculative decoding: 'golden' (pin the golden acceptance length), 'real', or a number",
+      acceptance,
+      'golden',
+    )
+    .option('--num-prompts <n>', 'measured requests per point (default 10 x concurrency)', positiveInt)
+    .option('--warmup <n>', 'warmup requests per point (default 2 x concurrency)', nonNegativeInt)
+    .option('--random-range-ratio <r>', 'lengths are drawn uniformly from [r*L, L]', numberIn(0, 1), 0.8)
+    .addOption(
+      new Option('--endpoint <kind>', 'API the client drives')
+        .choices(['chat', 'completions'])
+        .default('completions'),
+    )
+    .option('--tokenizer <dir>', 'Hugging Face tokenizer directory (default: built-in o200k_base)')
+    .option('--seed <n>', 'seed of prompts and simulated acceptance', parseIntArg, 0)
+    .option(
+      '--max-failure-rate <r>',
+      'a point fails above this fraction of failed requests',
+      numberIn(0, 1),
+      0.05,
+    )
+    .option('--request-timeout <s>', 'per-request timeout in seconds', positive, 21600)
+    .option(
+      '--sim-fault <rule...>',
+      'simulated engine fault injection: SELECTOR=no-start|hang|crash-after:N[@ATTEMPTS]; SELECTOR is part of a point id or #N',
+    );
+}
+
+export function benchDefaults(f: PointFlags): BenchDefaults {
+  return {
+    numPrompts: f.numPrompts ?? null,
+    warmup: f.warmup ?? null,
+    randomRangeRatio: f.randomRangeRatio,
+    endpoint: f.endpoint,
+    tokenizer: f.tokenizer ?? null,
+    seed: f.seed,
+    maxFailureRate: f.maxFailureRate,
+    requestTimeoutS: f.requestTimeout,
+  };
+}
+
+export function engineDefaults(f: PointFlags): Omit<PointEngine, 'faults'> {
+  return {
+    kind: f.engine,
+    container: f.container,
+    simTimeScale: f.engine === 'sim' ? (f.simTimeScale ?? 1) : null,
+    readyTimeoutS: f.readyTimeout,
+    acceptance: f.acceptance === 'golden' || f.acceptance === 'real' ? f.acceptance : Number(f.acceptance),
+  };
+}
+
+export const faultRules = (f: PointFlags): FaultRule[] => (f.simFault ?? []).map(parseFaultRule);

@@ -1,0 +1,89 @@
+import type { EngineLaunch } from '../schema/engine-launch.ts';
+import type { RunManifest } from '../schema/run-dir.ts';
+import { formatDuration } from './progress.ts';
+import type { PointState } from './run-dir.ts';
+import type { SweepOutcome } from './sweep.ts';
+
+/** Text for people: the plan of a dry run, the state of a run, the summary at the end of a sweep. */
+
+const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+export const commandLine = (argv: readonly string[]) => argv.map(shellWord).join(' ');
+
+export function formatPlan(
+  manifest: RunManifest,
+  launches: ReadonlyMap<string, EngineLaunch | string>,
+): string {
+  const lines: string[] = [];
+  const gpus = manifest.points.reduce((a, p) => a + p.gpus.total, 0);
+  const o = manifest.options;
+  lines.push(
+    `run ${manifest.runId}: ${manifest.points.length} points, ${gpus} GPU-slots in all; executor ${o.executor}` +
+      `${o.parallel > 1 ? ` (${o.parallel} at a time)` : ''}, retries ${o.retries}` +
+      `${o.failFast ? ', fail-fast' : ''}${o.canary ? ', canary first' : ''}`,
+  );
+  for (const p of manifest.points) {
+    const pools = p.gpus.prefill !== null ? ` (prefill ${p.gpus.prefill} + decode ${p.gpus.decode})` : '';
+    lines.push('');
+    lines.push(
+      `${p.index + 1}. ${p.canary ? '[canary] ' : ''}${p.pointId}`,
+      `   bucket ${p.bucket}, conc ${p.conc}, ISL ${p.bench.isl} OSL ${p.bench.osl}, ` +
+        `${p.bench.numPrompts} prompts + ${p.bench.warmup} warmup, ${p.gpus.total} GPUs${pools}`,
+    );
+    const launch = launches.get(p.pointId);
+    if (typeof launch === 'string') lines.push(`   engine: cannot render: ${launch}`);
+    else if (launch)
+      for (const proc of launch.processes) {
+        const env = Object.entries(proc.env).map(([k, v]) => `${k}=${shellWord(v)} `);
+        lines.push(`   ${proc.role}: ${env.join('')}${commandLine(proc.argv)}`);
+      }
+    if (p.engine.faults.length)
+      lines.push(
+        `   faults: ${p.engine.faults.map((f) => `${f.kind}${f.requests ? `:${f.requests}` : ''}`).join(', ')}`,
+      );
+  }
+  if (manifest.skipped.length) {
+    lines.push('', `${manifest.skipped.length} rows skipped:`);
+    for (const s of manifest.skipped) lines.push(`  row ${s.index} ${s.expName}: ${s.reason}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function formatStatus(manifest: RunManifest, states: ReadonlyMap<string, PointState>): string {
+  const counts = { done: 0, failed: 0, pending: 0 };
+  const lines: string[] = [];
+  for (const p of manifest.points) {
+    const s = states.get(p.pointId);
+    if (!s) continue;
+    counts[s.state]++;
+    const tries = s.attempts === 1 ? '1 attempt' : `${s.attempts} attempts`;
+    let detail = '';
+    if (s.state === 'done')
+      detail = `${formatDuration(s.status.durationS)}${s.status.valid === false ? `, not valid: ${s.status.reason}` : ''}`;
+    else if (s.state === 'failed') detail = `${s.status.phase}: ${s.status.reason}`;
+    else if (s.incomplete)
+      detail = s.status ? `interrupted in ${s.status.phase}` : 'started, no status yet (running, or stopped)';
+    lines.push(`${s.state.padEnd(7)} ${p.pointId}  [${tries}]${detail ? `  ${detail}` : ''}`);
+  }
+  const head =
+    `run ${manifest.runId} (created ${manifest.createdAt}, ${manifest.options.executor} executor): ` +
+    `${counts.done} done, ${counts.failed} failed, ${counts.pending} pending of ${manifest.points.length}`;
+  return `${head}\n${lines.join('\n')}\n`;
+}
+
+export function formatOutcome(outcome: SweepOutcome, runDir: string, manifest: RunManifest): string {
+  const lines = [
+    `run ${manifest.runId}: ${outcome.ok.length} ok this sweep` +
+      `${outcome.alreadyDone ? ` (+${outcome.alreadyDone} done before)` : ''}, ${outcome.failed.length} failed, ` +
+      `${outcome.notRun.length} not run; results in ${runDir}`,
+  ];
+  for (const f of outcome.failed) lines.push(`  failed  ${f.pointId}: ${f.status.phase}: ${f.status.reason}`);
+  for (const n of outcome.notRun) lines.push(`  not run ${n.pointId}: ${n.reason}`);
+  if (outcome.canaryFailed) lines.push('the canary failed, so no other point ran');
+  if (outcome.interrupted || outcome.notRun.length)
+    lines.push(`resume with: infx sweep --resume ${manifest.runId} --out ${runDir.replace(/\/[^/]+$/, '')}`);
+  if (outcome.failed.length)
+    lines.push(
+      `rerun the failed points with: infx sweep retry ${runDir} --failed-only   (details: infx sweep status ${runDir})`,
+    );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,218 @@
+import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { allocatePort, releasePort } from '../engines/ports.ts';
+import {
+  EngineStartError,
+  logTail,
+  type RunningEngine,
+  startEngine,
+  waitUntilReady,
+} from '../engines/process.ts';
+import { renderSim } from '../engines/sim.ts';
+import type { EngineLaunch } from '../schema/engine-launch.ts';
+import type { PointResult } from '../schema/point-result.ts';
+import type { PointAttempt, PointPhase, PointSpec, PointStatus } from '../schema/run-dir.ts';
+import { RUN_DIR_SCHEMA_VERSION } from '../schema/run-dir.ts';
+import { BenchError, BenchInterrupted, runBench } from './bench-point.ts';
+import { ATTEMPT_FILES, writeJson } from './run-dir.ts';
+
+/**
+ * One attempt at one point, start to finish: render the engine, start it fresh, wait until it serves, run
+ * the client (warmup, then the measured requests), stop the engine, and write point.json and status.json
+ * beside the client's result.json and requests.jsonl. Never throws for a failed point: the status says
+ * what failed, in which phase, and why.
+ */
+
+export interface AttemptOptions {
+  attempt: number;
+  outDir: string;
+  version: string;
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  slurmJobId?: string | null;
+  /** How long a stopping engine gets before SIGKILL. */
+  stopGraceMs?: number;
+}
+
+class PhaseFailure extends Error {
+  constructor(
+    readonly phase: PointPhase,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function render(spec: PointSpec, o: AttemptOptions, pointFile: string): Promise<EngineLaunch> {
+  if (spec.engine.kind === 'sim')
+    return renderSim(spec.row, {
+      pointFile,
+      port: await allocatePort(),
+      timeScale: spec.engine.simTimeScale,
+      seed: spec.bench.seed,
+      attempt: o.attempt,
+      faults: spec.engine.faults,
+    });
+  const { renderRecipe } = await import('../engines/recipe.ts');
+  return renderRecipe(spec.row, {
+    conc: spec.conc,
+    host: '127.0.0.1',
+    allocatePort: () => allocatePort(),
+    workDir: o.outDir,
+    container: spec.engine.container,
+    acceptance: spec.engine.acceptance,
+  });
+}
+
+/** Where a finished benchmark failed, if it did: nothing came back from warmup, or the gate failed. */
+function judge(result: PointResult, engineDied: string | null): PointFailure | null {
+  const c = result.counts;
+  if (c.warmupCompleted === 0 && c.warmupFailed > 0)
+    return { phase: 'warmup', reason: `every warmup request failed (${summarizeErrors(result, true)})` };
+  if (engineDied) return { phase: 'benchmark', reason: engineDied };
+  if (!result.gate.passed) return { phase: 'benchmark', reason: result.gate.reason ?? 'the gate failed' };
+  return null;
+}
+
+interface PointFailure {
+  phase: PointPhase;
+  reason: string;
+}
+
+function summarizeErrors(result: PointResult, warmup: boolean): string {
+  const by = warmup ? result.errors.warmupByCategory : result.errors.byCategory;
+  const parts = Object.entries(by).map(([k, n]) => `${n} ${k}`);
+  const sample = result.errors.samples[0];
+  return `${parts.join(', ') || 'no details'}${sample ? `; e.g. ${sample.message}` : ''}`;
+}
+
+export async function runPointAttempt(spec: PointSpec, o: AttemptOptions): Promise<PointStatus> {
+  const log = o.log ?? (() => {});
+  const started = new Date();
+  const host = hostname();
+  await mkdir(o.outDir, { recursive: true });
+  const pointFile = join(o.outDir, ATTEMPT_FILES.point);
+  const logPath = join(o.outDir, ATTEMPT_FILES.log);
+  let launch: EngineLaunch | null = null;
+  let engine: RunningEngine | null = null;
+  let failure: PointFailure | null = null;
+  let valid: boolean | null = null;
+  let note: string | null = null;
+  let phase: PointPhase = 'setup';
+
+  const attemptRecord = (l: EngineLaunch | null): PointAttempt => ({
+    ...spec,
+    attempt: o.attempt,
+    host,
+    startedAt: started.toISOString(),
+    launch: l,
+    slurmJobId: o.slurmJobId ?? null,
+  });
+
+  try {
+    try {
+      launch = await render(spec, o, pointFile);
+    } finally {
+      await writeJson(pointFile, attemptRecord(launch));
+    }
+    log(`starting the ${launch.kind === 'sim' ? 'simulated' : launch.framework} engine`);
+    engine = await startEngine(launch, { cwd: o.outDir, logPath });
+    await waitUntilReady(launch, engine, {
+      timeoutMs: spec.engine.readyTimeoutS * 1000,
+      ...(o.signal ? { signal: o.signal } : {}),
+    });
+    log(`engine ready at ${launch.baseUrl}; benchmarking at concurrency ${spec.conc}`);
+    phase = 'warmup';
+    const bench = new AbortController();
+    const abort = () => bench.abort();
+    o.signal?.addEventListener('abort', abort, { once: true });
+    let engineDied: string | null = null;
+    void engine.exited.then((e) => {
+      engineDied = `the engine's ${e.role} process died during the benchmark (${e.signal ? `signal ${e.signal}` : `exit code ${e.code}`})`;
+      bench.abort();
+    });
+    try {
+      const report = await runBench(
+        {
+          baseUrl: launch.baseUrl,
+          model: launch.servedModel,
+          endpoint: spec.bench.endpoint,
+          isl: spec.bench.isl,
+          osl: spec.bench.osl,
+          randomRangeRatio: spec.bench.randomRangeRatio,
+          concurrency: spec.conc,
+          numPrompts: spec.bench.numPrompts,
+          warmup: spec.bench.warmup,
+          requestRate: 'inf',
+          burstiness: 1,
+          ignoreEos: true,
+          tokenizer: spec.bench.tokenizer,
+          chatTemplate: false,
+          gpus: spec.gpus.total,
+          prefillGpus: spec.gpus.prefill,
+          decodeGpus: spec.gpus.decode,
+          seed: spec.bench.seed,
+          timeoutS: spec.bench.requestTimeoutS,
+          maxFailureRate: spec.bench.maxFailureRate,
+          workers: 'auto',
+          out: o.outDir,
+          formats: ['infx'],
+          apiKey: process.env.OPENAI_API_KEY ?? null,
+          version: o.version,
+        },
+        { log, signal: bench.signal },
+      );
+      phase = 'benchmark';
+      valid = report.result.valid;
+      failure = judge(report.result, engineDied);
+      if (!failure && o.signal?.aborted) failure = { phase: 'benchmark', reason: 'stopped before the end' };
+      if (!failure && !report.result.valid) note = 'the result is not valid: the client limited the load';
+    } catch (err) {
+      if (err instanceof BenchInterrupted)
+        throw new PhaseFailure('warmup', engineDied ?? `interrupted: ${err.message}`);
+      if (err instanceof BenchError) throw new PhaseFailure('warmup', err.message);
+      throw err;
+    } finally {
+      o.signal?.removeEventListener('abort', abort);
+    }
+  } catch (err) {
+    if (err instanceof PhaseFailure) failure = { phase: err.phase, reason: err.message };
+    else if (err instanceof EngineStartError) failure = { phase: 'setup', reason: err.message };
+    else failure = { phase, reason: (err as Error).message ?? String(err) };
+  }
+
+  let engineExit: PointStatus['engineExit'] = null;
+  if (engine) {
+    const exitedOnItsOwn = engine.exit();
+    try {
+      const { forced } = await engine.stop(o.stopGraceMs);
+      if (forced) log(`the engine ignored SIGTERM and was killed`);
+    } catch (err) {
+      failure ??= { phase: 'teardown', reason: `could not stop the engine: ${(err as Error).message}` };
+    }
+    if (exitedOnItsOwn) engineExit = { code: exitedOnItsOwn.code, signal: exitedOnItsOwn.signal };
+  }
+  for (const p of launch?.processes ?? []) releasePort(p.port);
+
+  const finished = new Date();
+  const interrupted = o.signal?.aborted === true;
+  const status: PointStatus = {
+    schemaVersion: RUN_DIR_SCHEMA_VERSION,
+    pointId: spec.pointId,
+    attempt: o.attempt,
+    status: failure ? 'failed' : 'ok',
+    phase: failure?.phase ?? null,
+    reason: failure && interrupted ? `interrupted (${failure.reason})` : (failure?.reason ?? note),
+    interrupted,
+    valid,
+    startedAt: started.toISOString(),
+    finishedAt: finished.toISOString(),
+    durationS: (finished.getTime() - started.getTime()) / 1000,
+    host,
+    engineExit,
+    logTail: failure ? await logTail(logPath, 20) : [],
+  };
+  await writeJson(join(o.outDir, ATTEMPT_FILES.status), status);
+  return status;
+}

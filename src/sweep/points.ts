@@ -1,0 +1,146 @@
+import { rowGpus, workerGpus } from '../matrix/gpus.ts';
+import { resultName, seqLenName } from '../matrix/naming.ts';
+import type { MatrixRow } from '../schema/matrix-row.ts';
+import type { PointBench, PointEngine, PointSpec, SimFault, SkippedRow } from '../schema/run-dir.ts';
+import { RUN_DIR_SCHEMA_VERSION } from '../schema/run-dir.ts';
+
+/**
+ * Matrix rows → benchmark points: one per row and concurrency (a multi-node row carries a list), each
+ * with a stable id (the reference's result file name), its fail-fast bucket, its GPUs and everything the
+ * client and engine need. Rows a sweep cannot run yet are listed with the reason.
+ */
+
+export class SweepPlanError extends Error {}
+
+/** What the client does at every point; null counts follow the reference (10 × and 2 × concurrency). */
+export interface BenchDefaults extends Omit<PointBench, 'isl' | 'osl' | 'numPrompts' | 'warmup'> {
+  numPrompts: number | null;
+  warmup: number | null;
+}
+
+/** A fault for the points whose id contains `match` (or the n-th point with `#n`). */
+export interface FaultRule {
+  match: string;
+  fault: SimFault;
+}
+
+export interface PlanPointsOptions {
+  runId: string;
+  canary: boolean;
+  bench: BenchDefaults;
+  engine: Omit<PointEngine, 'faults'>;
+  faults: readonly FaultRule[];
+}
+
+function bucketOf(row: MatrixRow): string {
+  const side = 'prefill' in row ? 'multi-node' : 'single-node';
+  return 'isl' in row ? `${side} ${seqLenName(row.isl, row.osl)}` : `${side} agentic`;
+}
+
+function unsupported(row: MatrixRow): string | null {
+  if ('scenario-type' in row)
+    return 'agentic-coding rows need the AgentX trace replay, which infx sweep does not run yet';
+  if (row['eval-only'] === true)
+    return 'eval-only rows run accuracy evals, which infx sweep does not run yet';
+  return null;
+}
+
+/** Parses `--sim-fault SELECTOR=KIND[:N][@ATTEMPT,...]`, e.g. `conc4=no-start@1`, `#2=crash-after:10`. */
+export function parseFaultRule(text: string): FaultRule {
+  const m = /^(.+?)=(no-start|hang|crash-after)(?::(\d+))?(?:@(\d+(?:,\d+)*))?$/.exec(text);
+  if (!m)
+    throw new SweepPlanError(
+      `--sim-fault '${text}': expected SELECTOR=no-start|hang|crash-after:N[@ATTEMPTS], e.g. conc8=crash-after:20@1`,
+    );
+  const [, match, kind, n, attempts] = m as unknown as [string, string, SimFault['kind'], string?, string?];
+  if (kind === 'crash-after' && !n)
+    throw new SweepPlanError(`--sim-fault '${text}': crash-after needs a request count, e.g. crash-after:20`);
+  return {
+    match,
+    fault: {
+      kind,
+      requests: kind === 'crash-after' ? Number(n) : null,
+      attempts: attempts ? attempts.split(',').map(Number) : null,
+    },
+  };
+}
+
+function matches(rule: FaultRule, pointId: string, index: number): boolean {
+  return rule.match.startsWith('#')
+    ? Number(rule.match.slice(1)) === index + 1
+    : pointId.includes(rule.match);
+}
+
+/** The reference's canary: the lowest-concurrency single-node 1k1k point, then 8k1k; first on ties. */
+function canaryIndex(points: readonly PointSpec[]): number {
+  let best = -1;
+  for (const bucket of ['single-node 1k1k', 'single-node 8k1k']) {
+    points.forEach((p, i) => {
+      if (p.bucket !== bucket || p.row['run-eval'] === true) return;
+      const current = points[best];
+      if (best < 0 || (current && p.conc < current.conc)) best = i;
+    });
+  }
+  return best;
+}
+
+export function planPoints(
+  rows: readonly MatrixRow[],
+  opts: PlanPointsOptions,
+): { points: PointSpec[]; skipped: SkippedRow[] } {
+  const skipped: SkippedRow[] = [];
+  const points: PointSpec[] = [];
+  const seen = new Map<string, number>();
+  rows.forEach((row, index) => {
+    const reason = unsupported(row);
+    if (reason || !('isl' in row)) {
+      skipped.push({ index, expName: row['exp-name'], reason: reason ?? 'no input/output lengths' });
+      return;
+    }
+    const concs = Array.isArray(row.conc) ? row.conc : [row.conc];
+    for (const conc of concs) {
+      const base = resultName(row, [conc]);
+      const n = (seen.get(base) ?? 0) + 1;
+      seen.set(base, n);
+      const multi = 'prefill' in row;
+      points.push({
+        schemaVersion: RUN_DIR_SCHEMA_VERSION,
+        runId: opts.runId,
+        pointId: n === 1 ? base : `${base}~${n}`,
+        index: points.length,
+        bucket: bucketOf(row),
+        canary: false,
+        conc,
+        row,
+        gpus: {
+          total: rowGpus(row),
+          prefill: multi ? workerGpus(row.prefill) : null,
+          decode: multi ? workerGpus(row.decode) : null,
+        },
+        bench: {
+          ...opts.bench,
+          isl: row.isl,
+          osl: row.osl,
+          numPrompts: opts.bench.numPrompts ?? 10 * conc,
+          warmup: opts.bench.warmup ?? 2 * conc,
+        },
+        engine: { ...opts.engine, faults: [] },
+      });
+    }
+  });
+  if (opts.canary) {
+    const i = canaryIndex(points);
+    if (i >= 0) {
+      const [canary] = points.splice(i, 1) as [PointSpec];
+      points.unshift({ ...canary, canary: true });
+    }
+  }
+  points.forEach((p, i) => {
+    p.index = i;
+    p.engine.faults = opts.faults.filter((r) => matches(r, p.pointId, i)).map((r) => r.fault);
+  });
+  for (const rule of opts.faults)
+    if (!points.some((p, i) => matches(rule, p.pointId, i)))
+      throw new SweepPlanError(`--sim-fault '${rule.match}' matches no point of this sweep`);
+  return { points, skipped };
+}

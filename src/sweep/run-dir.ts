@@ -1,0 +1,123 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type * as z from 'zod';
+import {
+  type PointSpec,
+  type PointStatus,
+  PointStatusSchema,
+  type RunManifest,
+  RunManifestSchema,
+} from '../schema/run-dir.ts';
+import { writeFileAtomic } from './atomic-write.ts';
+
+/**
+ * Reading and writing the run directory: `<run>/manifest.json`, `<run>/points/<id>/attempt-<n>/…`.
+ * What a point's state is comes from its files only, so any process (a resumed sweep, `sweep status`, a
+ * Slurm job on another node) sees the same thing.
+ */
+
+export class RunDirError extends Error {}
+
+export const manifestPath = (runDir: string) => join(runDir, 'manifest.json');
+export const pointDir = (runDir: string, pointId: string) => join(runDir, 'points', pointId);
+export const attemptDir = (runDir: string, pointId: string, attempt: number) =>
+  join(pointDir(runDir, pointId), `attempt-${attempt}`);
+
+export const ATTEMPT_FILES = {
+  point: 'point.json',
+  status: 'status.json',
+  result: 'result.json',
+  requests: 'requests.jsonl',
+  log: 'server.log',
+} as const;
+
+export async function writeJson(path: string, value: unknown): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+async function readJson<T>(path: string, schema: z.ZodType<T>, what: string): Promise<T> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new RunDirError(`cannot read ${what} ${path}: ${(err as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new RunDirError(`${path} is not JSON (${(err as Error).message}); the file is damaged`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new RunDirError(
+      `${path} is not a valid ${what}: ${first?.path.join('.') || '(root)'}: ${first?.message ?? 'invalid'}`,
+    );
+  }
+  return parsed.data;
+}
+
+export async function writeManifest(runDir: string, manifest: RunManifest): Promise<void> {
+  await mkdir(join(runDir, 'points'), { recursive: true });
+  await writeJson(manifestPath(runDir), manifest);
+}
+
+export async function readManifest(runDir: string): Promise<RunManifest> {
+  if (!existsSync(manifestPath(runDir)))
+    throw new RunDirError(
+      `${runDir} is not a run directory (no manifest.json); give the run's folder, e.g. runs/<run-id>`,
+    );
+  return readJson(manifestPath(runDir), RunManifestSchema, 'run manifest');
+}
+
+export const readStatus = (path: string) => readJson(path, PointStatusSchema, 'point status');
+
+/** Attempt numbers that exist for a point, ascending. */
+export async function attemptsOf(runDir: string, pointId: string): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await readdir(pointDir(runDir, pointId));
+  } catch {
+    return [];
+  }
+  return names
+    .map((n) => /^attempt-(\d+)$/.exec(n)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
+export type PointState =
+  | { state: 'done'; attempts: number; status: PointStatus }
+  | { state: 'failed'; attempts: number; status: PointStatus }
+  /** No attempt, or the last one was interrupted or stopped without writing its status. */
+  | { state: 'pending'; attempts: number; status: PointStatus | null; incomplete: boolean };
+
+export async function pointState(runDir: string, pointId: string): Promise<PointState> {
+  const attempts = await attemptsOf(runDir, pointId);
+  const last = attempts.at(-1);
+  if (last === undefined) return { state: 'pending', attempts: 0, status: null, incomplete: false };
+  const path = join(attemptDir(runDir, pointId, last), ATTEMPT_FILES.status);
+  if (!existsSync(path))
+    return { state: 'pending', attempts: attempts.length, status: null, incomplete: true };
+  const status = await readStatus(path);
+  if (status.status === 'ok') return { state: 'done', attempts: attempts.length, status };
+  if (status.interrupted) return { state: 'pending', attempts: attempts.length, status, incomplete: true };
+  return { state: 'failed', attempts: attempts.length, status };
+}
+
+export async function pointStates(
+  runDir: string,
+  points: readonly PointSpec[],
+): Promise<Map<string, PointState>> {
+  const states = await Promise.all(points.map((p) => pointState(runDir, p.pointId)));
+  return new Map(points.map((p, i) => [p.pointId, states[i] as PointState]));
+}
+
+/** The next attempt number for a point: one past the highest that exists. */
+export async function nextAttempt(runDir: string, pointId: string): Promise<number> {
+  return ((await attemptsOf(runDir, pointId)).at(-1) ?? 0) + 1;
+}

@@ -1,0 +1,193 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PointSpec, PointStatus, RunManifest } from '../schema/run-dir.ts';
+import type { PointExecutor, RunningAttempt } from './executors/types.ts';
+import { attemptDir, nextAttempt, pointDir, pointStates, writeJson } from './run-dir.ts';
+
+/**
+ * Runs the points of a run directory through an executor: the canary first when asked, then the rest
+ * `parallel` at a time, failed attempts retried, fail-fast per bucket, Ctrl-C honoured. Which points run
+ * comes from the files: a point with an ok attempt never runs again, so a resumed sweep picks up exactly
+ * what is missing.
+ */
+
+export type Selection = 'missing' | 'failed' | 'failed-and-missing';
+
+export interface SweepProgress {
+  total: number;
+  done: number;
+  failed: number;
+  running: string[];
+  pending: number;
+  etaS: number | null;
+}
+
+export interface SweepHooks {
+  log(line: string): void;
+  onProgress?(p: SweepProgress): void;
+  signal?: AbortSignal;
+}
+
+export interface SweepOutcome {
+  ok: string[];
+  failed: { pointId: string; status: PointStatus }[];
+  /** Not run: interrupted, stopped by fail-fast or by a failed canary. */
+  notRun: { pointId: string; reason: string }[];
+  /** Points that already had an ok attempt before this sweep started. */
+  alreadyDone: number;
+  interrupted: boolean;
+  canaryFailed: boolean;
+}
+
+export const SPEC_FILE = 'spec.json';
+
+function describe(s: PointStatus): string {
+  return s.status === 'ok'
+    ? `ok${s.valid === false ? ' (not valid)' : ''}`
+    : `failed in ${s.phase}${s.interrupted ? ' (interrupted)' : ''}: ${s.reason}`;
+}
+
+export async function runSweep(
+  runDir: string,
+  manifest: RunManifest,
+  executor: PointExecutor,
+  select: Selection,
+  hooks: SweepHooks,
+): Promise<SweepOutcome> {
+  const { retries, failFast, parallel } = manifest.options;
+  const states = await pointStates(runDir, manifest.points);
+  const outcome: SweepOutcome = {
+    ok: [],
+    failed: [],
+    notRun: [],
+    alreadyDone: 0,
+    interrupted: false,
+    canaryFailed: false,
+  };
+  const queue: PointSpec[] = [];
+  for (const p of manifest.points) {
+    const s = states.get(p.pointId);
+    if (s?.state === 'done') outcome.alreadyDone++;
+    const wanted =
+      (s?.state === 'pending' && select !== 'failed') || (s?.state === 'failed' && select !== 'missing');
+    if (wanted) queue.push(p);
+  }
+  const total = manifest.points.length;
+  const priorFailed = [...states.values()].filter((s) => s.state === 'failed').length;
+  const running = new Map<string, { spec: PointSpec; run: RunningAttempt }>();
+  const triesThisSweep = new Map<string, number>();
+  const durations: number[] = [];
+  const stoppedBuckets = new Map<string, string>();
+  let stopAll: string | null = null;
+
+  const progress = () => {
+    const mean = durations.length ? durations.reduce((a, b) => a + b, 0) / durations.length : null;
+    const left = queue.length + running.size;
+    hooks.onProgress?.({
+      total,
+      done: outcome.alreadyDone + outcome.ok.length,
+      failed: outcome.failed.length + (select === 'missing' ? priorFailed : 0),
+      running: [...running.keys()],
+      pending: queue.length,
+      etaS: mean === null ? null : (mean * left) / Math.max(1, Math.min(parallel, left)),
+    });
+  };
+
+  for (const spec of queue) await writeJson(join(pointDir(runDir, spec.pointId), SPEC_FILE), spec);
+
+  const onAbort = () => {
+    stopAll ??= 'interrupted';
+    outcome.interrupted = true;
+    for (const { run } of running.values()) void run.cancel();
+  };
+  hooks.signal?.addEventListener('abort', onAbort, { once: true });
+  if (hooks.signal?.aborted) onAbort();
+
+  const launch = async (spec: PointSpec): Promise<void> => {
+    const attempt = await nextAttempt(runDir, spec.pointId);
+    triesThisSweep.set(spec.pointId, (triesThisSweep.get(spec.pointId) ?? 0) + 1);
+    const dir = attemptDir(runDir, spec.pointId, attempt);
+    const specFile = join(pointDir(runDir, spec.pointId), SPEC_FILE);
+    const run = await executor.start({ spec, attempt, dir, specFile });
+    running.set(spec.pointId, { spec, run });
+    hooks.log(
+      `${spec.canary ? 'canary ' : ''}${spec.pointId}: attempt ${attempt} started (${executor.name} ${run.id})`,
+    );
+    progress();
+    const status = await run.done;
+    running.delete(spec.pointId);
+    durations.push(status.durationS);
+    hooks.log(`${spec.pointId}: attempt ${attempt} ${describe(status)}`);
+    settle(spec, status);
+    progress();
+  };
+
+  const settle = (spec: PointSpec, status: PointStatus) => {
+    if (status.status === 'ok') {
+      outcome.ok.push(spec.pointId);
+      return;
+    }
+    if (status.interrupted) {
+      outcome.notRun.push({
+        pointId: spec.pointId,
+        reason: stopAll ?? stoppedBuckets.get(spec.bucket) ?? 'interrupted',
+      });
+      return;
+    }
+    if ((triesThisSweep.get(spec.pointId) ?? 0) <= retries && !stopAll) {
+      hooks.log(
+        `${spec.pointId}: retrying (${triesThisSweep.get(spec.pointId)} of ${retries + 1} tries used)`,
+      );
+      queue.unshift(spec);
+      return;
+    }
+    outcome.failed.push({ pointId: spec.pointId, status });
+    if (spec.canary) {
+      outcome.canaryFailed = true;
+      stopAll = `the canary ${spec.pointId} failed`;
+      return;
+    }
+    if (failFast && status.phase !== 'setup' && !stoppedBuckets.has(spec.bucket)) {
+      const why = `fail-fast: ${spec.pointId} failed in ${status.phase}`;
+      stoppedBuckets.set(spec.bucket, why);
+      hooks.log(`${why}; stopping the other points of ${spec.bucket}`);
+      for (const r of running.values()) if (r.spec.bucket === spec.bucket) void r.run.cancel();
+    }
+  };
+
+  const next = (): PointSpec | undefined => {
+    while (queue.length > 0) {
+      const spec = queue.shift() as PointSpec;
+      const stop = stopAll ?? stoppedBuckets.get(spec.bucket);
+      if (!stop) return spec;
+      outcome.notRun.push({ pointId: spec.pointId, reason: stop });
+    }
+    return undefined;
+  };
+
+  progress();
+  try {
+    // The canary runs alone: nothing else starts until it has passed.
+    while (queue[0]?.canary) {
+      const canary = next();
+      if (!canary) break;
+      await launch(canary);
+    }
+    const lanes = Array.from({ length: parallel }, async () => {
+      for (let spec = next(); spec; spec = next()) await launch(spec);
+    });
+    await Promise.all(lanes);
+  } finally {
+    hooks.signal?.removeEventListener('abort', onAbort);
+    await executor.close();
+  }
+  for (const spec of queue) outcome.notRun.push({ pointId: spec.pointId, reason: stopAll ?? 'not run' });
+  return outcome;
+}
+
+/** True when every point of the run has an ok attempt. */
+export async function runComplete(runDir: string, manifest: RunManifest): Promise<boolean> {
+  if (!existsSync(runDir)) return false;
+  const states = await pointStates(runDir, manifest.points);
+  return [...states.values()].every((s) => s.state === 'done');
+}
