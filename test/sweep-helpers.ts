@@ -51,8 +51,14 @@ export interface Finished {
   stderr: string;
 }
 
-export function spawnInfx(args: readonly string[]): { child: ChildProcess; finished: Promise<Finished> } {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnInfx(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): { child: ChildProcess; finished: Promise<Finished> } {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (d) => {
@@ -67,7 +73,7 @@ export function spawnInfx(args: readonly string[]): { child: ChildProcess; finis
   return { child, finished };
 }
 
-export const infx = (args: readonly string[]) => spawnInfx(args).finished;
+export const infx = (args: readonly string[], env: NodeJS.ProcessEnv = {}) => spawnInfx(args, env).finished;
 
 /** Pids of live processes whose command line mentions `text` (zombies and this process excluded). */
 export function processesMentioning(text: string): number[] {
