@@ -4,6 +4,8 @@ const SAFE = /^[A-Za-z0-9_@%+=:,./-]+$/;
 
 /** One word as the shell reads it back: bare when safe, else single-quoted ('\'' for a quote). */
 export function shellQuote(word: string): string {
+  if (word.includes('\0'))
+    throw new Error(`cannot pass a NUL byte to a shell command: ${JSON.stringify(word)}`);
   if (SAFE.test(word)) return word;
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }

@@ -9,12 +9,7 @@ import { MasterConfigFileSchema, MasterEntrySchema } from './master-config.ts';
 import { MatrixRowSchema, MatrixSchema } from './matrix-row.ts';
 import { PointResultSchema } from './point-result.ts';
 import { RequestRecordSchema } from './request-record.ts';
-import {
-  PointAttemptSchema,
-  PointSpecSchema,
-  PointStatusSchema,
-  RunManifestSchema,
-} from './run-dir.ts';
+import { PointAttemptSchema, PointSpecSchema, PointStatusSchema, RunManifestSchema } from './run-dir.ts';
 import { RunnerConfigSchema } from './runners.ts';
 import { ScriptedScriptSchema } from './scripted-script.ts';
 import { SweepPlanSchema } from './sweep-plan.ts';
@@ -93,7 +88,8 @@ export const SCHEMAS = {
   'point-status': {
     schema: PointStatusSchema,
     io: 'output',
-    about: 'status.json of one attempt: ok or failed, in which phase (setup, warmup, benchmark, teardown) and why',
+    about:
+      'status.json of one attempt: ok or failed, in which phase (setup, warmup, benchmark, teardown) and why',
   },
   diagnostic: {
     schema: DiagnosticSchema,

@@ -1,3 +1,4 @@
+import { shellJoin, shellQuote } from '../engines/shell.ts';
 import type { EngineLaunch } from '../schema/engine-launch.ts';
 import type { RunManifest } from '../schema/run-dir.ts';
 import { formatDuration } from './progress.ts';
@@ -5,9 +6,6 @@ import type { PointState } from './run-dir.ts';
 import type { SweepOutcome } from './sweep.ts';
 
 /** Text for people: the plan of a dry run, the state of a run, the summary at the end of a sweep. */
-
-const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-export const commandLine = (argv: readonly string[]) => argv.map(shellWord).join(' ');
 
 export function formatPlan(
   manifest: RunManifest,
@@ -33,8 +31,8 @@ export function formatPlan(
     if (typeof launch === 'string') lines.push(`   engine: cannot render: ${launch}`);
     else if (launch)
       for (const proc of launch.processes) {
-        const env = Object.entries(proc.env).map(([k, v]) => `${k}=${shellWord(v)} `);
-        lines.push(`   ${proc.role}: ${env.join('')}${commandLine(proc.argv)}`);
+        const env = Object.entries(proc.env).map(([k, v]) => `${k}=${shellQuote(v)} `);
+        lines.push(`   ${proc.role}: ${env.join('')}${shellJoin(proc.argv)}`);
       }
     if (p.engine.faults.length)
       lines.push(

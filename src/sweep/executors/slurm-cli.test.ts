@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { shellJoin, shellQuote } from './shell-quote.ts';
+import { shellJoin, shellQuote } from '../../engines/shell.ts';
 import { JobScriptError, jobScript } from './slurm-cli.ts';
 import {
   combineStates,
@@ -46,7 +46,7 @@ const TRICKY = [
 describe('shellQuote', () => {
   it('leaves safe words bare and quotes the rest', () => {
     expect(shellQuote('vllm')).toBe('vllm');
-    expect(shellQuote('--port=8000')).toBe("'--port=8000'");
+    expect(shellQuote('--port=8000')).toBe('--port=8000');
     expect(shellQuote('/a/b-c_d.e:f,g@h%i+j')).toBe('/a/b-c_d.e:f,g@h%i+j');
     expect(shellQuote('')).toBe("''");
     expect(shellQuote("it's")).toBe("'it'\\''s'");
@@ -98,7 +98,7 @@ describe('jobScript', () => {
       'cd -- /runs/r1',
       "export HF_HOME='/data/hf cache'",
       "export TOKEN='a'\\''b'",
-      "exec vllm serve 'my model' '--max-num-seqs=256'",
+      "exec vllm serve 'my model' --max-num-seqs=256",
       '',
     ]);
   });

@@ -1,4 +1,4 @@
-import { shellJoin, shellQuote } from './shell-quote.ts';
+import { shellJoin, shellQuote } from '../../engines/shell.ts';
 
 /** How a cluster wants GPUs asked for: `--gres=gpu:N`, `--gpus-per-node=N`, or not at all (whole nodes). */
 export type GpuRequest = 'gres' | 'gpus-per-node' | 'none';
