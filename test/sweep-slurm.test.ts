@@ -125,4 +125,37 @@ describe.skipIf(!available.ok && !required)('infx sweep --executor slurm', () =>
       expect(s.status).toBe('ok');
     }
   }, 240_000);
+
+  it('a resumed sweep waits for the jobs a killed sweep left running instead of running them again', async () => {
+    const out = tmpDir();
+    const matrix = writeMatrix(
+      out,
+      [1, 2].map((conc) => smallRow({ conc })),
+    );
+    const runDir = join(out, 'orphaned');
+    // Real time (scale 1): each point takes a few seconds, long enough to kill the sweep under it.
+    const args = ['--matrix', matrix, '--out', out, '--run-id', 'orphaned', ...FAST, '--sim-time-scale', '1'];
+    const { child, finished } = spawnInfx(['sweep', ...args, ...SLURM, '--parallel', '2']);
+    const started = () =>
+      existsSync(join(runDir, 'points')) &&
+      readdirSync(join(runDir, 'points')).filter((id) =>
+        existsSync(join(runDir, 'points', id, 'attempt-1', 'server.log')),
+      ).length === 2;
+    expect(await eventually(started, 90_000)).toBe(true);
+    child.kill('SIGKILL');
+    await finished;
+    const resumed = await infx(['sweep', '--resume', 'orphaned', '--out', out]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(
+      /attempt 1 still running from an earlier sweep: waiting for it \(slurm job \d+\)/,
+    );
+    const manifest = RunManifestSchema.parse(readJson(join(runDir, 'manifest.json')));
+    for (const p of manifest.points) {
+      expect(attempts(runDir, p.pointId)).toEqual(['attempt-1']);
+      const s = PointStatusSchema.parse(
+        readJson(join(runDir, 'points', p.pointId, 'attempt-1', 'status.json')),
+      );
+      expect(s.status).toBe('ok');
+    }
+  }, 180_000);
 });

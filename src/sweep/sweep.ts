@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PointSpec, PointStatus, RunManifest } from '../schema/run-dir.ts';
-import type { PointExecutor, RunningAttempt } from './executors/types.ts';
+import type { AttemptJob, PointExecutor, RunningAttempt } from './executors/types.ts';
 import { attemptDir, nextAttempt, pointDir, pointStates, writeJson } from './run-dir.ts';
 
 /**
@@ -103,15 +103,24 @@ export async function runSweep(
   hooks.signal?.addEventListener('abort', onAbort, { once: true });
   if (hooks.signal?.aborted) onAbort();
 
+  const jobOf = (spec: PointSpec, attempt: number): AttemptJob => ({
+    spec,
+    attempt,
+    dir: attemptDir(runDir, spec.pointId, attempt),
+    specFile: join(pointDir(runDir, spec.pointId), SPEC_FILE),
+  });
+
   const launch = async (spec: PointSpec): Promise<void> => {
     const attempt = await nextAttempt(runDir, spec.pointId);
+    const run = await executor.start(jobOf(spec, attempt));
+    await follow(spec, attempt, run, 'started');
+  };
+
+  const follow = async (spec: PointSpec, attempt: number, run: RunningAttempt, how: string) => {
     triesThisSweep.set(spec.pointId, (triesThisSweep.get(spec.pointId) ?? 0) + 1);
-    const dir = attemptDir(runDir, spec.pointId, attempt);
-    const specFile = join(pointDir(runDir, spec.pointId), SPEC_FILE);
-    const run = await executor.start({ spec, attempt, dir, specFile });
     running.set(spec.pointId, { spec, run });
     hooks.log(
-      `${spec.canary ? 'canary ' : ''}${spec.pointId}: attempt ${attempt} started (${executor.name} ${run.id})`,
+      `${spec.canary ? 'canary ' : ''}${spec.pointId}: attempt ${attempt} ${how} (${executor.name} ${run.id})`,
     );
     progress();
     const status = await run.done;
@@ -165,6 +174,18 @@ export async function runSweep(
     return undefined;
   };
 
+  // Attempts an earlier sweep left running (Slurm jobs outlive a killed sweep) are waited for, not redone.
+  const adopted: Promise<void>[] = [];
+  for (const spec of [...queue]) {
+    const s = states.get(spec.pointId);
+    if (!executor.adopt || s?.state !== 'pending' || !s.incomplete || s.status !== null) continue;
+    const attempt = (await nextAttempt(runDir, spec.pointId)) - 1;
+    const run = await executor.adopt(jobOf(spec, attempt));
+    if (!run) continue;
+    queue.splice(queue.indexOf(spec), 1);
+    adopted.push(follow(spec, attempt, run, 'still running from an earlier sweep: waiting for it'));
+  }
+
   progress();
   try {
     // The canary runs alone: nothing else starts until it has passed.
@@ -176,7 +197,7 @@ export async function runSweep(
     const lanes = Array.from({ length: parallel }, async () => {
       for (let spec = next(); spec; spec = next()) await launch(spec);
     });
-    await Promise.all(lanes);
+    await Promise.all([...lanes, ...adopted]);
   } finally {
     hooks.signal?.removeEventListener('abort', onAbort);
     await executor.close();

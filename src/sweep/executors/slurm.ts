@@ -1,6 +1,7 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PointSpec, PointStatus, RunOptions } from '../../schema/run-dir.ts';
+import { writeJson } from '../run-dir.ts';
 import { finishedStatus } from './finish.ts';
 import { POINT_LOG, pointCommand } from './local.ts';
 import {
@@ -31,6 +32,9 @@ export interface SlurmExecutorOptions {
   timeLimitMin: number;
   pollMs?: number;
 }
+
+/** The job id of an attempt, written as soon as it is submitted, so a later sweep can find the job. */
+export const JOB_FILE = 'slurm-job.json';
 
 type Size = { nodes: number; gpusPerNode: number } | { components: JobComponent[] };
 
@@ -107,33 +111,49 @@ export function slurmExecutor(o: SlurmExecutorOptions): PointExecutor {
     timer ??= setInterval(() => void poll(), o.pollMs ?? 1000);
   };
 
+  const track = (job: AttemptJob, id: string, startedAt: Date): RunningAttempt => {
+    let cancelled = false;
+    const ended = new Promise<JobState>((resolve) => active.set(id, resolve));
+    ensureTimer();
+    const done: Promise<PointStatus> = ended.then((s) =>
+      finishedStatus(job, {
+        how: describeState(id, s),
+        interrupted:
+          cancelled || s.state === 'CANCELLED' || s.state === 'PREEMPTED' || s.state === 'NODE_FAIL',
+        startedAt,
+        log: join(job.dir, POINT_LOG),
+      }),
+    );
+    return {
+      id: `job ${id}`,
+      done,
+      async cancel() {
+        cancelled = true;
+        await cancelJobs([id]);
+        await ended;
+      },
+    };
+  };
+
   return {
     name: 'slurm',
     async start(job: AttemptJob): Promise<RunningAttempt> {
       await mkdir(job.dir, { recursive: true });
       const startedAt = new Date();
       const id = await submitJob(pointJobScript(job, o));
-      let cancelled = false;
-      const ended = new Promise<JobState>((resolve) => active.set(id, resolve));
-      ensureTimer();
-      const done: Promise<PointStatus> = ended.then((s) =>
-        finishedStatus(job, {
-          how: describeState(id, s),
-          interrupted:
-            cancelled || s.state === 'CANCELLED' || s.state === 'PREEMPTED' || s.state === 'NODE_FAIL',
-          startedAt,
-          log: join(job.dir, POINT_LOG),
-        }),
-      );
-      return {
-        id: `job ${id}`,
-        done,
-        async cancel() {
-          cancelled = true;
-          await cancelJobs([id]);
-          await ended;
-        },
-      };
+      await writeJson(join(job.dir, JOB_FILE), { jobId: id, submittedAt: startedAt.toISOString() });
+      return track(job, id, startedAt);
+    },
+    async adopt(job: AttemptJob): Promise<RunningAttempt | null> {
+      let submitted: { jobId: string; submittedAt: string };
+      try {
+        submitted = JSON.parse(await readFile(join(job.dir, JOB_FILE), 'utf8'));
+      } catch {
+        return null;
+      }
+      const state = (await jobStates([submitted.jobId])).get(submitted.jobId);
+      if (!state || isTerminal(state.state) || state.state === 'UNKNOWN') return null;
+      return track(job, submitted.jobId, new Date(submitted.submittedAt));
     },
     async close() {
       if (timer) clearInterval(timer);

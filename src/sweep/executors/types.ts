@@ -26,6 +26,8 @@ export interface RunningAttempt {
 export interface PointExecutor {
   readonly name: string;
   start(job: AttemptJob): Promise<RunningAttempt>;
+  /** An attempt an earlier sweep started that has no status yet: its handle if it still runs, else null. */
+  adopt?(job: AttemptJob): Promise<RunningAttempt | null>;
   /** Called once the sweep is over (stops pollers). */
   close(): Promise<void>;
 }
