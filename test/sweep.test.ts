@@ -115,6 +115,9 @@ describe('infx sweep (local executor, simulated engine)', () => {
     const status = await infx(['sweep', 'status', runDir]);
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/2 done, 1 failed, 0 pending of 3/);
+    expect(status.stdout).toMatch(
+      /done {4}\S*conc2_\S* {2}\[2 attempts\] {2}\d+s, \d+ tok\/s\/GPU at [\d.]+ tok\/s\/user/,
+    );
     expect(status.stdout).toMatch(/failed {2}\S*conc1_\S* {2}\[2 attempts\] {2}setup: /);
 
     // Later, the failed point alone runs again as attempt 3; the others are left as they are.

@@ -12,7 +12,7 @@ export function registerDemo(program: Command, io: CliIO): void {
       io.stdout(
         [
           'infx demo: not yet available.',
-          'The demo needs the sweep runner, the results store and the dashboard, which have not landed yet.',
+          'The demo needs the results store and the dashboard, which have not landed yet.',
           'What works today:',
           '  infx validate --config-files <master.yaml...> --runner-config <runners.yaml>',
           '  infx matrix full-sweep --config-files <master.yaml...> --runner-config <runners.yaml>',
@@ -22,6 +22,9 @@ export function registerDemo(program: Command, io: CliIO): void {
           '  infx sim serve --model meta-llama/Llama-3.1-8B-Instruct --hardware h100 --time-scale 10 --port 8000 &',
           '  infx bench --base-url http://127.0.0.1:8000 --model meta-llama/Llama-3.1-8B-Instruct \\',
           '    --isl 1024 --osl 128 --concurrency 8 --gpus 1 --out runs/demo-c8',
+          '  infx sweep --config-files examples/sim-master.yaml --runner-config examples/runners.yaml \\',
+          '    --sim-time-scale 20 --out runs        (then: infx sweep status runs/<run-id>)',
+          '  infx recipe render --point row.json   (the vLLM/SGLang/TensorRT-LLM command of a matrix row)',
           '',
         ].join('\n'),
       );

@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { formatStatus } from '../sweep/format.ts';
 import { runPointAttempt } from '../sweep/point-run.ts';
 import { readPointSpec } from '../sweep/point-spec.ts';
-import { pointStates, readManifest } from '../sweep/run-dir.ts';
+import { pointStates, readManifest, resultHeadline } from '../sweep/run-dir.ts';
 import { nonNegativeInt, positiveInt } from './common.ts';
 import type { CliIO } from './io.ts';
 import { sweepErrorCode } from './sweep-errors.ts';
@@ -116,10 +116,18 @@ export function registerSweepTools(
       try {
         const manifest = await readManifest(runDir);
         const states = await pointStates(runDir, manifest.points);
+        const headlines = new Map(
+          await Promise.all(
+            [...states].map(
+              async ([id, s]) =>
+                [id, s.state === 'done' ? await resultHeadline(runDir, id, s.status.attempt) : null] as const,
+            ),
+          ),
+        );
         io.stdout(
           flags.format === 'json'
             ? `${JSON.stringify({ runId: manifest.runId, points: Object.fromEntries(states) }, null, 2)}\n`
-            : formatStatus(manifest, states),
+            : formatStatus(manifest, states, headlines),
         );
         setExit(0);
       } catch (err) {

@@ -46,7 +46,18 @@ export function formatPlan(
   return `${lines.join('\n')}\n`;
 }
 
-export function formatStatus(manifest: RunManifest, states: ReadonlyMap<string, PointState>): string {
+export type Headlines = ReadonlyMap<
+  string,
+  { totalPerGpu: number | null; interactivity: number | null } | null
+>;
+
+const num = (v: number | null) => (v === null ? '-' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
+
+export function formatStatus(
+  manifest: RunManifest,
+  states: ReadonlyMap<string, PointState>,
+  headlines: Headlines = new Map(),
+): string {
   const counts = { done: 0, failed: 0, pending: 0 };
   const lines: string[] = [];
   for (const p of manifest.points) {
@@ -55,9 +66,11 @@ export function formatStatus(manifest: RunManifest, states: ReadonlyMap<string, 
     counts[s.state]++;
     const tries = s.attempts === 1 ? '1 attempt' : `${s.attempts} attempts`;
     let detail = '';
-    if (s.state === 'done')
-      detail = `${formatDuration(s.status.durationS)}${s.status.valid === false ? `, not valid: ${s.status.reason}` : ''}`;
-    else if (s.state === 'failed') detail = `${s.status.phase}: ${s.status.reason}`;
+    if (s.state === 'done') {
+      const h = headlines.get(p.pointId);
+      const numbers = h ? `, ${num(h.totalPerGpu)} tok/s/GPU at ${num(h.interactivity)} tok/s/user` : '';
+      detail = `${formatDuration(s.status.durationS)}${numbers}${s.status.valid === false ? `, not valid: ${s.status.reason}` : ''}`;
+    } else if (s.state === 'failed') detail = `${s.status.phase}: ${s.status.reason}`;
     else if (s.incomplete)
       detail = s.status ? `interrupted in ${s.status.phase}` : 'started, no status yet (running, or stopped)';
     lines.push(`${s.state.padEnd(7)} ${p.pointId}  [${tries}]${detail ? `  ${detail}` : ''}`);

@@ -121,3 +121,24 @@ export async function pointStates(
 export async function nextAttempt(runDir: string, pointId: string): Promise<number> {
   return ((await attemptsOf(runDir, pointId)).at(-1) ?? 0) + 1;
 }
+
+/** Headline numbers of a finished attempt for `sweep status`: null when its result.json is missing or damaged. */
+export async function resultHeadline(
+  runDir: string,
+  pointId: string,
+  attempt: number,
+): Promise<{ totalPerGpu: number | null; interactivity: number | null } | null> {
+  try {
+    const text = await readFile(join(attemptDir(runDir, pointId, attempt), ATTEMPT_FILES.result), 'utf8');
+    const r = JSON.parse(text) as {
+      throughput?: { perGpu?: { total?: number | null } };
+      interactivity?: { median?: number | null };
+    };
+    return {
+      totalPerGpu: r.throughput?.perGpu?.total ?? null,
+      interactivity: r.interactivity?.median ?? null,
+    };
+  } catch {
+    return null;
+  }
+}
