@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PointSpec, PointStatus, RunManifest } from '../schema/run-dir.ts';
 import type { AttemptJob, PointExecutor, RunningAttempt } from './executors/types.ts';
@@ -204,11 +203,4 @@ export async function runSweep(
   }
   for (const spec of queue) outcome.notRun.push({ pointId: spec.pointId, reason: stopAll ?? 'not run' });
   return outcome;
-}
-
-/** True when every point of the run has an ok attempt. */
-export async function runComplete(runDir: string, manifest: RunManifest): Promise<boolean> {
-  if (!existsSync(runDir)) return false;
-  const states = await pointStates(runDir, manifest.points);
-  return [...states.values()].every((s) => s.state === 'done');
 }

@@ -1,6 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PointSpec, PointStatus, RunOptions } from '../../schema/run-dir.ts';
+import type { PointSpec, PointStatus } from '../../schema/run-dir.ts';
 import { writeJson } from '../run-dir.ts';
 import { finishedStatus } from './finish.ts';
 import { POINT_LOG, pointCommand } from './local.ts';
@@ -163,5 +163,3 @@ export function slurmExecutor(o: SlurmExecutorOptions): PointExecutor {
     },
   };
 }
-
-export type SlurmOptions = NonNullable<RunOptions['slurm']>;
