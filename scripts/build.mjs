@@ -36,6 +36,8 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
   define: { __INFX_BUILD_ID__: JSON.stringify(sourceHash()) },
+  // Native addons load their .node binaries from node_modules; pg's optional native binding is never used.
+  external: ['better-sqlite3', '@resvg/resvg-js', 'pg-native'],
   banner: {
     js: "import { createRequire as __infxCreateRequire } from 'node:module'; const require = __infxCreateRequire(import.meta.url);",
   },
