@@ -54,9 +54,11 @@ export interface Finished {
 export function spawnInfx(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
+  cwd?: string,
 ): { child: ChildProcess; finished: Promise<Finished> } {
   const child = spawn(process.execPath, [BIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(cwd ? { cwd } : {}),
     env: { ...process.env, ...env },
   });
   let stdout = '';
@@ -73,7 +75,8 @@ export function spawnInfx(
   return { child, finished };
 }
 
-export const infx = (args: readonly string[], env: NodeJS.ProcessEnv = {}) => spawnInfx(args, env).finished;
+export const infx = (args: readonly string[], env: NodeJS.ProcessEnv = {}, cwd?: string) =>
+  spawnInfx(args, env, cwd).finished;
 
 /** Pids of live processes whose command line mentions `text` (zombies and this process excluded). */
 export function processesMentioning(text: string): number[] {

@@ -240,6 +240,18 @@ describe('infx sweep (local executor, simulated engine)', () => {
     expect(existsSync(join(out, 'runs'))).toBe(false);
   });
 
+  it('takes a relative --out (engines run in the attempt directory, so paths are made absolute)', async () => {
+    const dir = tmpDir();
+    writeMatrix(dir, [smallRow({ conc: 1 })]);
+    const r = await infx(
+      ['sweep', '--matrix', 'matrix.json', '--out', 'runs', '--run-id', 'rel', ...FAST],
+      {},
+      dir,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(dir, 'runs/rel/manifest.json'))).toBe(true);
+  }, 60_000);
+
   it('runs one point from a plain matrix row with sweep point (what each job runs)', async () => {
     const out = tmpDir();
     const row = writeMatrix(out, [smallRow({ conc: 3 })], 'row.json');

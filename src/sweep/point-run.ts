@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { allocatePort, releasePort } from '../engines/ports.ts';
 import {
   EngineStartError,
@@ -87,7 +87,9 @@ function summarizeErrors(result: PointResult, warmup: boolean): string {
   return `${parts.join(', ') || 'no details'}${sample ? `; e.g. ${sample.message}` : ''}`;
 }
 
-export async function runPointAttempt(spec: PointSpec, o: AttemptOptions): Promise<PointStatus> {
+export async function runPointAttempt(spec: PointSpec, opts: AttemptOptions): Promise<PointStatus> {
+  // Engines run inside the attempt directory: every path handed to them must be absolute.
+  const o = { ...opts, outDir: resolve(opts.outDir) };
   const log = o.log ?? (() => {});
   const started = new Date();
   const host = hostname();

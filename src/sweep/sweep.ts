@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { PointSpec, PointStatus, RunManifest } from '../schema/run-dir.ts';
 import type { AttemptJob, PointExecutor, RunningAttempt } from './executors/types.ts';
 import { attemptDir, nextAttempt, pointDir, pointStates, writeJson } from './run-dir.ts';
@@ -47,12 +47,14 @@ function describe(s: PointStatus): string {
 }
 
 export async function runSweep(
-  runDir: string,
+  dir: string,
   manifest: RunManifest,
   executor: PointExecutor,
   select: Selection,
   hooks: SweepHooks,
 ): Promise<SweepOutcome> {
+  // Jobs run elsewhere (another cwd, another node): they get absolute paths.
+  const runDir = resolve(dir);
   const { retries, failFast, parallel } = manifest.options;
   const states = await pointStates(runDir, manifest.points);
   const outcome: SweepOutcome = {
