@@ -1,0 +1,68 @@
+import { type Command, Option } from 'commander';
+import { reportError } from './common.ts';
+import type { CliIO } from './io.ts';
+
+/** `infx ingest RUN_DIR`: a sweep's run directory into the results store, verified (src/store/ingest.ts). */
+
+interface IngestFlags {
+  db?: string;
+  status?: 'official' | 'unofficial' | 'staged';
+  format: 'text' | 'json';
+}
+
+export const DB_FLAG_HELP =
+  'results database: a SQLite file path or sqlite:PATH, or postgres://USER:PASSWORD@HOST:PORT/DB (default: $INFX_DB, else .infx/infx.db)';
+
+/** Store errors a user can act on: exit 2 for a bad --db, 1 for an unreachable database or bad input. */
+export async function storeErrorCode(err: unknown, io: CliIO): Promise<number> {
+  const [{ StoreError }, { RunDirReadError }, { VerifyError }] = await Promise.all([
+    import('../store/db.ts'),
+    import('../store/run-dir-reader.ts'),
+    import('../store/verify.ts'),
+  ]);
+  if (err instanceof StoreError || err instanceof RunDirReadError || err instanceof VerifyError) {
+    io.stderr(`error: ${err.message}\n`);
+    return err instanceof StoreError && err.usage ? 2 : 1;
+  }
+  return reportError(err, io);
+}
+
+export function registerIngest(program: Command, io: CliIO, setExit: (code: number) => void): void {
+  program
+    .command('ingest')
+    .description(
+      "store a sweep's run directory (every planned point with its outcome, every attempt, every result), " +
+        'validating every file; exit 1 when points failed or are missing, or input was skipped',
+    )
+    .argument('<run-dir>', 'the run directory (the folder holding manifest.json), e.g. runs/<run-id>')
+    .option('--db <url>', DB_FLAG_HELP)
+    .addOption(
+      new Option('--status <status>', "the run's status (default: as stored, else official)").choices([
+        'official',
+        'unofficial',
+        'staged',
+      ]),
+    )
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (runDir: string, flags: IngestFlags) => {
+      try {
+        const [{ openStore, defaultDbUrl }, { ingestRunDir }, { formatIngestReport }] = await Promise.all([
+          import('../store/db.ts'),
+          import('../store/ingest.ts'),
+          import('../store/format.ts'),
+        ]);
+        const store = await openStore(flags.db ?? defaultDbUrl());
+        try {
+          const report = await ingestRunDir(store, runDir, { status: flags.status });
+          io.stdout(
+            flags.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatIngestReport(report),
+          );
+          setExit(report.ok ? 0 : 1);
+        } finally {
+          await store.close();
+        }
+      } catch (err) {
+        setExit(await storeErrorCode(err, io));
+      }
+    });
+}

@@ -1,0 +1,147 @@
+import * as z from 'zod';
+import { POINT_PHASES } from './run-dir.ts';
+
+/**
+ * What the results store reports (src/store): `infx ingest` (IngestReport), `infx verify` (VerifyReport) and
+ * the runs it lists (StoredRun). Failed and missing points are part of every report and every stored run,
+ * never silently absent (dashboard-spec §8 pitfall 18).
+ */
+
+/** official: the dashboard's default view; unofficial: a PR or dev run; staged: a run awaiting sign-off. */
+export const RUN_STATUSES = ['official', 'unofficial', 'staged'] as const;
+export const RunStatusSchema = z.enum(RUN_STATUSES);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+/** An attempt's status.json said ok or failed; incomplete: it has no (readable) status.json. */
+export const ATTEMPT_STATUSES = ['ok', 'failed', 'incomplete'] as const;
+export const AttemptStatusSchema = z.enum(ATTEMPT_STATUSES);
+export type AttemptStatus = z.infer<typeof AttemptStatusSchema>;
+
+/**
+ * ingested: its newest ok attempt with a valid result.json is stored as its result; failed: its newest
+ * attempt failed (or none of its ok attempts has a valid result); missing: no attempt, or the newest was
+ * interrupted or never wrote its status (a resumed sweep runs it again).
+ */
+export const POINT_OUTCOMES = ['ingested', 'failed', 'missing'] as const;
+export const PointOutcomeSchema = z.enum(POINT_OUTCOMES);
+export type PointOutcome = z.infer<typeof PointOutcomeSchema>;
+
+/** What a write did to a stored record: added, changed (e.g. a resumed point now has a result), or nothing. */
+export const CHANGE_KINDS = ['new', 'updated', 'unchanged'] as const;
+export const ChangeKindSchema = z.enum(CHANGE_KINDS);
+export type ChangeKind = z.infer<typeof ChangeKindSchema>;
+
+/** A file of the run directory that could not be used, and why (input is never dropped silently). */
+export const InputIssueSchema = z.strictObject({
+  file: z.string().describe('path of the file or folder'),
+  /** JSON path inside the file (e.g. throughput.perGpu.total), when the problem is a value. */
+  jsonPath: z.string().nullable(),
+  pointId: z.string().nullable(),
+  attempt: z.int().positive().nullable(),
+  problem: z.string(),
+});
+export type InputIssue = z.infer<typeof InputIssueSchema>;
+
+export const AttemptSummarySchema = z.strictObject({
+  attempt: z.int().positive(),
+  status: AttemptStatusSchema,
+  phase: z.enum(POINT_PHASES).nullable(),
+  reason: z.string().nullable(),
+  interrupted: z.boolean(),
+  /** result.json is present and valid. */
+  result: z.boolean(),
+});
+export type AttemptSummary = z.infer<typeof AttemptSummarySchema>;
+
+export const IngestPointSchema = z.strictObject({
+  pointId: z.string(),
+  configKey: z.string(),
+  conc: z.int().positive(),
+  outcome: PointOutcomeSchema,
+  /** The attempt whose result is stored; null unless ingested. */
+  attempt: z.int().positive().nullable(),
+  /** failed/missing: the phase and reason of the newest attempt (or why none is usable). */
+  phase: z.enum(POINT_PHASES).nullable(),
+  reason: z.string().nullable(),
+  attempts: z.array(AttemptSummarySchema),
+  change: ChangeKindSchema,
+});
+export type IngestPoint = z.infer<typeof IngestPointSchema>;
+
+const counts = z.strictObject({
+  new: z.int().nonnegative(),
+  updated: z.int().nonnegative(),
+  unchanged: z.int().nonnegative(),
+});
+
+export const IngestReportSchema = z.strictObject({
+  kind: z.literal('ingest-report'),
+  runId: z.string(),
+  runDir: z.string(),
+  /** The database, password redacted. */
+  db: z.string(),
+  status: RunStatusSchema,
+  planned: z.int().nonnegative(),
+  ingested: z.int().nonnegative(),
+  failed: z.int().nonnegative(),
+  missing: z.int().nonnegative(),
+  /** Changes to the stored points (with their results) and attempts; a second ingest is all unchanged. */
+  points: counts,
+  attempts: counts,
+  /** Rows the sweep listed as skipped in its manifest (agentic, eval-only): not points, not stored. */
+  skippedRows: z.int().nonnegative(),
+  /** Input that could not be used: invalid files, attempt folders without status, unplanned folders. */
+  issues: z.array(InputIssueSchema),
+  /** Every planned point with its outcome and attempts. */
+  details: z.array(IngestPointSchema),
+  /** Everything planned was ingested and no input was skipped (exit 0). */
+  ok: z.boolean(),
+  durationMs: z.number().nonnegative(),
+});
+export type IngestReport = z.infer<typeof IngestReportSchema>;
+
+/** One way the database and the run directory disagree. */
+export const VerifyDifferenceSchema = z.strictObject({
+  table: z.string(),
+  /** The record, e.g. the point id, or `point-id#2` for an attempt. */
+  key: z.string(),
+  /** The column that differs; null when the record is on one side only. */
+  column: z.string().nullable(),
+  db: z.string().nullable().describe('the stored value (JSON), null: no such record'),
+  runDir: z.string().nullable().describe('the value from the run directory (JSON), null: no such record'),
+});
+export type VerifyDifference = z.infer<typeof VerifyDifferenceSchema>;
+
+export const VerifyReportSchema = z.strictObject({
+  kind: z.literal('verify-report'),
+  runId: z.string(),
+  runDir: z.string(),
+  db: z.string(),
+  /** Records compared, per table. */
+  checked: z.record(z.string(), z.int().nonnegative()),
+  differences: z.array(VerifyDifferenceSchema),
+  /** Input of the run directory that ingest would skip (reported, not a difference by itself). */
+  issues: z.array(InputIssueSchema),
+  ok: z.boolean(),
+});
+export type VerifyReport = z.infer<typeof VerifyReportSchema>;
+
+/** A stored run as queries return it. */
+export const StoredRunSchema = z.strictObject({
+  runId: z.string(),
+  createdAt: z.string(),
+  infxVersion: z.string(),
+  host: z.string(),
+  sourceKind: z.enum(['configs', 'matrix']),
+  /** The config files (or matrix file) and runner config, with their SHA-256. */
+  sourceFiles: z.array(z.strictObject({ path: z.string(), sha256: z.string() })),
+  executor: z.string(),
+  seed: z.int(),
+  status: RunStatusSchema,
+  ingestedAt: z.string(),
+  planned: z.int().nonnegative(),
+  ingested: z.int().nonnegative(),
+  failed: z.int().nonnegative(),
+  missing: z.int().nonnegative(),
+});
+export type StoredRun = z.infer<typeof StoredRunSchema>;

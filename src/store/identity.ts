@@ -1,0 +1,124 @@
+import { accelerator, RUNNER_SUFFIXES } from '../catalog/index.ts';
+import type { ConfigIdentity, Pool } from '../schema/curve.ts';
+import type { MatrixRow, MultiNodeFixedRow, RowWorker, SingleNodeFixedRow } from '../schema/matrix-row.ts';
+
+/**
+ * The identity of a curve from a matrix row (one serving deployment on one fixed-seq-len workload), and its
+ * canonical key. Shared by store (ingest) and analysis (run-directory source): one mapping, one key.
+ */
+
+export type FixedRow = SingleNodeFixedRow | MultiNodeFixedRow;
+
+/** Fixed-seq-len rows have isl/osl; agentic rows have none and no curve identity. */
+export const isFixedRow = (row: MatrixRow): row is FixedRow => 'isl' in row && 'osl' in row;
+
+/**
+ * Suffixes stripped besides the catalog's: the reference's compare also drops `-trt` (client-metrics §8.1),
+ * and its ingest `-amd`, `-nvs` and `-nvd` (dashboard-spec §3.3).
+ */
+const EXTRA_SUFFIXES = ['trt', 'amd', 'nvs', 'nvd'];
+
+/**
+ * The base GPU key of a runner label: lower-case, without `cluster:`, the `_N` node index and the site and
+ * purpose suffixes (`cluster:gb300-nv` → gb300, `h100-dgxc-slurm_03` → h100, `mi355x-disagg` → mi355x,
+ * `h200-trt` → h200). A label the catalog does not know keeps what is left after stripping.
+ */
+export function hardwareKey(runner: string): string {
+  let key = hardwareKeys.get(runner);
+  if (key === undefined) {
+    key = resolveHardware(runner);
+    hardwareKeys.set(runner, key);
+  }
+  return key;
+}
+
+/** Runner labels seen, resolved once each: a 10,000-point run has a handful of runners. */
+const hardwareKeys = new Map<string, string>();
+
+function resolveHardware(runner: string): string {
+  let s = runner.trim().toLowerCase();
+  if (s.startsWith('cluster:')) s = s.slice('cluster:'.length);
+  s = s.replace(/_\d+$/, '');
+  for (;;) {
+    try {
+      return accelerator(s).id;
+    } catch {
+      // Not in the catalog as it stands: strip one more known suffix, if any.
+    }
+    const dash = s.lastIndexOf('-');
+    const suffix = s.slice(dash + 1);
+    if (dash <= 0 || !(RUNNER_SUFFIXES.includes(suffix) || EXTRA_SUFFIXES.includes(suffix))) return s;
+    s = s.slice(0, dash);
+  }
+}
+
+/** GPUs of a pool: workers × TP × PP × PCP (DCP reuses the TP GPUs), as src/matrix/gpus.ts counts them. */
+function workerPool(w: RowWorker): Pool {
+  return {
+    tp: w.tp,
+    ep: w.ep,
+    dpAttn: w['dp-attn'],
+    pp: w.pp,
+    dcp: w['dcp-size'],
+    pcp: w['pcp-size'],
+    workers: w['num-worker'],
+    gpus: w['num-worker'] * w.tp * w.pp * w['pcp-size'],
+  };
+}
+
+/** The identity of a fixed-seq-len row. Single-node: both pools describe the one server, with workers 0. */
+export function configIdentity(row: FixedRow): ConfigIdentity {
+  const common = {
+    model: row['model-prefix'],
+    hardware: hardwareKey(row.runner),
+    framework: row.framework,
+    precision: row.precision,
+    specDecoding: row['spec-decoding'],
+    isl: row.isl,
+    osl: row.osl,
+  };
+  if ('prefill' in row) {
+    return {
+      ...common,
+      disagg: row.disagg,
+      multiNode: true,
+      prefill: workerPool(row.prefill),
+      decode: workerPool(row.decode),
+    };
+  }
+  const pool: Pool = {
+    tp: row.tp,
+    ep: row.ep,
+    dpAttn: row['dp-attn'],
+    pp: row.pp,
+    dcp: row['dcp-size'],
+    pcp: row['pcp-size'],
+    workers: 0,
+    gpus: row.tp * row.pp * row['pcp-size'],
+  };
+  return { ...common, disagg: false, multiNode: false, prefill: pool, decode: { ...pool } };
+}
+
+const poolKey = (p: Pool) =>
+  `tp${p.tp}-ep${p.ep}-dpa${p.dpAttn ? 1 : 0}-pp${p.pp}-dcp${p.dcp}-pcp${p.pcp}-w${p.workers}-g${p.gpus}`;
+
+/**
+ * The canonical key of an identity: every field, in a fixed order, `|`-separated, e.g.
+ * `dsr1|h200|sglang|fp8|none|agg|sn|tp8-ep1-dpa0-pp1-dcp1-pcp1-w0-g8|tp8-…|1024|1024`. Stable across runs
+ * and versions: change it only with a migration of stored keys.
+ */
+export function configKey(id: ConfigIdentity): string {
+  return [
+    id.model,
+    id.hardware,
+    id.framework,
+    id.precision,
+    id.specDecoding,
+    id.disagg ? 'disagg' : 'agg',
+    id.multiNode ? 'mn' : 'sn',
+    poolKey(id.prefill),
+    poolKey(id.decode),
+    id.isl,
+    id.osl,
+  ].join('|');
+}

@@ -1,0 +1,281 @@
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import type * as z from 'zod';
+import { type PointResult, PointResultSchema } from '../schema/point-result.ts';
+import {
+  PointAttemptSchema,
+  type PointSpec,
+  PointSpecSchema,
+  type PointStatus,
+  PointStatusSchema,
+} from '../schema/run-dir.ts';
+import type { InputIssue } from '../schema/store.ts';
+import { type HotColumns, hotColumns } from './hot.ts';
+
+/**
+ * The files of one planned point — `points/<id>/spec.json` (optional) and
+ * `points/<id>/attempt-<n>/{point.json,status.json,result.json}` — read and validated against their schemas
+ * (DESIGN.md "Run directory"; the paths are reimplemented here rather than imported from src/sweep, which
+ * sits above the store). A file that cannot be used becomes an InputIssue naming the file, the JSON path
+ * and why. Reads are synchronous: small files read faster that way than through the thread pool.
+ */
+
+export const RUN_FILES = {
+  manifest: 'manifest.json',
+  spec: 'spec.json',
+  point: 'point.json',
+  status: 'status.json',
+  result: 'result.json',
+} as const;
+
+export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * A valid result.json as the store keeps it: compact JSON (`JSON.stringify(JSON.parse(file))`: the file's
+ * content, key order and all, without its indentation), its SHA-256, and the hot columns. The parsed object
+ * is not kept: thousands of them alive at once cost more in garbage collection than reading them.
+ */
+export interface ResultFile {
+  json: string;
+  sha256: string;
+  hot: HotColumns;
+  valid: boolean;
+  /** The validated result, parsed again from `json` on each access (prefer hot and valid). */
+  readonly data: PointResult;
+}
+
+export const resultFile = (
+  json: string,
+  hot: HotColumns,
+  valid: boolean,
+  hash = sha256(json),
+): ResultFile => ({
+  json,
+  sha256: hash,
+  hot,
+  valid,
+  get data() {
+    return JSON.parse(json) as PointResult;
+  },
+});
+
+/** What point.json says about the attempt that the store keeps. */
+export interface Launched {
+  host: string;
+  startedAt: string;
+  slurmJobId: string | null;
+}
+
+export interface AttemptFiles {
+  attempt: number;
+  /** null: no readable status.json (see statusProblem). */
+  status: PointStatus | null;
+  statusProblem: string | null;
+  point: Launched | null;
+  /** null: absent or invalid (an invalid one is an issue). */
+  result: ResultFile | null;
+}
+
+/** `a.b[2].c` from a zod issue path. */
+export function jsonPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const k of path) out += typeof k === 'number' ? `[${k}]` : `${out === '' ? '' : '.'}${String(k)}`;
+  return out === '' ? '(root)' : out;
+}
+
+let buffer = Buffer.allocUnsafe(1 << 20);
+
+/** A whole file as UTF-8 through one reusable buffer: no fstat, no allocation per file (readFileSync has both). */
+export function readText(path: string): string {
+  const fd = openSync(path, 'r');
+  try {
+    let n = 0;
+    for (;;) {
+      const got = readSync(fd, buffer, n, buffer.length - n, null);
+      if (got === 0) break;
+      n += got;
+      if (n === buffer.length) {
+        const bigger = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(bigger);
+        buffer = bigger;
+      }
+    }
+    return buffer.toString('utf8', 0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export type Parsed<T> =
+  | { ok: true; data: T; text: string; raw: unknown }
+  | { ok: false; missing: boolean; problem: string; jsonPath: string | null };
+
+/** Where a point's files come from: the filesystem, or what a reader thread read ahead (run-dir-prefetch.ts). */
+export interface FileSource {
+  /** The file's text; undefined when it does not exist; throws for any other failure. */
+  text(path: string): string | undefined;
+  /** The names in a folder; [] when it does not exist. */
+  list(dir: string): string[];
+  /**
+   * The source hands out result.json texts already compacted (JSON.stringify(JSON.parse(text)), what the
+   * store keeps) and their SHA-256 (sha256).
+   */
+  compactsResults?: boolean;
+  /** The SHA-256 of a (compacted) result.json when the source computed it. */
+  sha256?(path: string): string | undefined;
+}
+
+export const fsSource: FileSource = {
+  text(path) {
+    try {
+      return readText(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  },
+  list: listDir,
+};
+
+/**
+ * Reads and validates one JSON file. `known`: an already validated value the file is expected to equal
+ * (a point's spec, planned in the manifest); when it does, the schema is not run again.
+ */
+export function readJson<T>(
+  path: string,
+  schema: z.ZodType<T>,
+  what: string,
+  known?: (json: unknown) => T | undefined,
+  source: FileSource = fsSource,
+): Parsed<T> {
+  let text: string | undefined;
+  try {
+    text = source.text(path);
+  } catch (err) {
+    return { ok: false, missing: false, problem: (err as Error).message, jsonPath: null };
+  }
+  if (text === undefined) return { ok: false, missing: true, problem: `no ${what}`, jsonPath: null };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, missing: false, problem: `not JSON: ${(err as Error).message}`, jsonPath: null };
+  }
+  const same = known?.(json);
+  if (same !== undefined) return { ok: true, data: same, text, raw: json };
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return { ok: true, data: parsed.data, text, raw: json };
+  const issues = parsed.error.issues;
+  const shown = issues.slice(0, 3).map((i) => `${jsonPath(i.path)}: ${i.message}`);
+  if (issues.length > 3) shown.push(`and ${issues.length - 3} more`);
+  return {
+    ok: false,
+    missing: false,
+    problem: `not a valid ${what}: ${shown.join('; ')}`,
+    jsonPath: jsonPath(issues[0]?.path ?? []),
+  };
+}
+
+export function listDir(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+}
+
+function readAttempt(
+  dir: string,
+  spec: PointSpec,
+  n: number,
+  issues: InputIssue[],
+  src: FileSource,
+): AttemptFiles {
+  const issue = (file: string, problem: string, path: string | null = null) =>
+    issues.push({ file: join(dir, file), jsonPath: path, pointId: spec.pointId, attempt: n, problem });
+  let status: PointStatus | null = null;
+  let statusProblem: string | null = null;
+  const s = readJson(join(dir, RUN_FILES.status), PointStatusSchema, 'point status', undefined, src);
+  if (!s.ok) {
+    statusProblem = s.missing
+      ? 'no status.json: the attempt was stopped before it finished, or is still running'
+      : `status.json ${s.problem}`;
+    issue(RUN_FILES.status, statusProblem, s.jsonPath);
+  } else if (s.data.pointId !== spec.pointId || s.data.attempt !== n) {
+    statusProblem = `status.json is for ${s.data.pointId} attempt ${s.data.attempt}, not this folder's`;
+    issue(RUN_FILES.status, statusProblem, s.data.pointId !== spec.pointId ? 'pointId' : 'attempt');
+  } else status = s.data;
+
+  const p = readJson(join(dir, RUN_FILES.point), PointAttemptSchema, 'point attempt', undefined, src);
+  if (!p.ok) issue(RUN_FILES.point, p.missing ? 'no point.json' : p.problem, p.jsonPath);
+
+  let result: ResultFile | null = null;
+  const r = readJson(join(dir, RUN_FILES.result), PointResultSchema, 'point result', undefined, src);
+  if (r.ok) {
+    const w = r.data.workload;
+    if (r.data.load.concurrency !== spec.conc)
+      issue(
+        RUN_FILES.result,
+        `concurrency ${r.data.load.concurrency} is not the point's ${spec.conc}`,
+        'load.concurrency',
+      );
+    else if (w.isl !== spec.bench.isl || w.osl !== spec.bench.osl)
+      issue(
+        RUN_FILES.result,
+        `workload ${w.isl}/${w.osl} is not the point's ${spec.bench.isl}/${spec.bench.osl}`,
+        'workload',
+      );
+    else {
+      // Stored compact: JSON.stringify(JSON.parse(file)), the same whoever read the file.
+      const stored = src.compactsResults ? r.text : JSON.stringify(r.raw);
+      const hash = src.sha256?.(join(dir, RUN_FILES.result)) ?? sha256(stored);
+      result = resultFile(stored, hotColumns(r.data), r.data.valid, hash);
+    }
+  } else if (!r.missing) issue(RUN_FILES.result, r.problem, r.jsonPath);
+  else if (status?.status === 'ok')
+    issue(RUN_FILES.result, 'status.json says ok but there is no result.json');
+
+  const point = p.ok
+    ? { host: p.data.host, startedAt: p.data.startedAt, slurmJobId: p.data.slurmJobId }
+    : null;
+  return { attempt: n, status, statusProblem, point, result };
+}
+
+/** The attempts (ascending) and input issues of one planned point under `pointDir`. */
+export function readPoint(
+  pointDir: string,
+  spec: PointSpec,
+  src: FileSource = fsSource,
+): { attempts: AttemptFiles[]; issues: InputIssue[] } {
+  const issues: InputIssue[] = [];
+  const specFile = join(pointDir, RUN_FILES.spec);
+  const same = (json: unknown) => (isDeepStrictEqual(json, spec) ? spec : undefined);
+  const s = readJson(specFile, PointSpecSchema, 'point spec', same, src);
+  if (!s.ok && !s.missing)
+    issues.push({
+      file: specFile,
+      jsonPath: s.jsonPath,
+      pointId: spec.pointId,
+      attempt: null,
+      problem: s.problem,
+    });
+  else if (s.ok && !isDeepStrictEqual(s.data, spec))
+    issues.push({
+      file: specFile,
+      jsonPath: null,
+      pointId: spec.pointId,
+      attempt: null,
+      problem: "differs from the manifest's plan of this point; the manifest's is used",
+    });
+  const numbers = src
+    .list(pointDir)
+    .map((n) => /^attempt-(\d+)$/.exec(n)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number)
+    .filter((n) => n > 0)
+    .sort((a, b) => a - b);
+  const attempts = numbers.map((n) => readAttempt(join(pointDir, `attempt-${n}`), spec, n, issues, src));
+  return { attempts, issues };
+}

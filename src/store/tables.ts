@@ -1,0 +1,183 @@
+import { HOT_COLUMNS } from './hot.ts';
+
+/**
+ * The stored tables as TypeScript rows (what Kysely types its queries with). Portable column types only:
+ * text, integer (booleans as 0/1), bigint, double precision; times are ISO 8601 UTC text (they sort as
+ * text); JSON is text. Every unique key is over non-null columns, so re-ingest never duplicates a row.
+ */
+
+export interface RunsTable {
+  run_id: string;
+  created_at: string;
+  infx_version: string;
+  host: string;
+  source_kind: string;
+  /** JSON: [{path, sha256}] of the config files (or matrix file) and the runner config. */
+  source_files: string;
+  executor: string;
+  seed: number;
+  status: string;
+  planned_points: number;
+  ingested_points: number;
+  failed_points: number;
+  missing_points: number;
+  ingested_at: string;
+  manifest_sha256: string;
+  manifest_json: string;
+}
+
+export interface AttemptsTable {
+  run_id: string;
+  point_id: string;
+  attempt: number;
+  status: string;
+  phase: string | null;
+  reason: string | null;
+  interrupted: number;
+  valid: number | null;
+  started_at: string | null;
+  finished_at: string | null;
+  duration_s: number | null;
+  host: string | null;
+  slurm_job_id: string | null;
+  /** SHA-256 of the stored form of a valid result.json; null: none. */
+  result_sha256: string | null;
+}
+
+export interface ConfigsTable {
+  config_key: string;
+  model: string;
+  hardware: string;
+  framework: string;
+  precision: string;
+  spec_decoding: string;
+  disagg: number;
+  multi_node: number;
+  prefill_tp: number;
+  prefill_ep: number;
+  prefill_dp_attn: number;
+  prefill_pp: number;
+  prefill_dcp: number;
+  prefill_pcp: number;
+  prefill_workers: number;
+  prefill_gpus: number;
+  decode_tp: number;
+  decode_ep: number;
+  decode_dp_attn: number;
+  decode_pp: number;
+  decode_dcp: number;
+  decode_pcp: number;
+  decode_workers: number;
+  decode_gpus: number;
+  isl: number;
+  osl: number;
+}
+
+/** Every planned point of a run, whatever its outcome (failed and missing points carry phase and reason). */
+export interface PointsTable {
+  run_id: string;
+  point_id: string;
+  point_index: number;
+  config_key: string;
+  conc: number;
+  gpus: number;
+  image: string;
+  bucket: string;
+  outcome: string;
+  chosen_attempt: number | null;
+  attempts: number;
+  phase: string | null;
+  reason: string | null;
+}
+
+/** One per ingested point: the hot columns charts read (small rows: many to a page). */
+export interface ResultsTable {
+  run_id: string;
+  point_id: string;
+  attempt: number;
+  config_key: string;
+  conc: number;
+  gpus: number;
+  image: string;
+  run_created_at: string;
+  tput_per_gpu: number | null;
+  output_tput_per_gpu: number | null;
+  input_tput_per_gpu: number | null;
+  intvty_median: number | null;
+  intvty_p90: number | null;
+  intvty_p99: number | null;
+  ttft_median_ms: number | null;
+  ttft_p90_ms: number | null;
+  ttft_p99_ms: number | null;
+  e2el_median_ms: number | null;
+  e2el_p90_ms: number | null;
+  e2el_p99_ms: number | null;
+  /** Null: power was not measured. */
+  joules_per_output_token: number | null;
+  valid: number;
+  /** SHA-256 of the stored result.json (result_documents). */
+  result_sha256: string;
+}
+
+/** The whole result.json of a result, kept apart so chart queries never read past the hot columns. */
+export interface ResultDocumentsTable {
+  run_id: string;
+  point_id: string;
+  result_json: string;
+}
+
+/**
+ * The newest official result per (config, concurrency), a copy of its hot row kept at ingest: the
+ * dashboard's "latest" view (the reference's materialized view), read without touching `results`.
+ */
+export type LatestResultsTable = ResultsTable;
+
+export interface ChangelogEntriesTable {
+  run_id: string;
+  entry_index: number;
+  /** JSON array of config keys (or patterns). */
+  config_keys: string;
+  description: string;
+  pr_link: string;
+  entry_json: string;
+}
+
+export interface Database {
+  runs: RunsTable;
+  attempts: AttemptsTable;
+  configs: ConfigsTable;
+  points: PointsTable;
+  results: ResultsTable;
+  result_documents: ResultDocumentsTable;
+  latest_results: LatestResultsTable;
+  changelog_entries: ChangelogEntriesTable;
+}
+
+export type TableName = keyof Database;
+
+/** The columns of a result's hot row, in table order (results and latest_results). */
+export const RESULT_COLUMNS = [
+  'run_id',
+  'point_id',
+  'attempt',
+  'config_key',
+  'conc',
+  'gpus',
+  'image',
+  'run_created_at',
+  ...HOT_COLUMNS,
+  'valid',
+  'result_sha256',
+] as const satisfies readonly (keyof ResultsTable)[];
+
+/** Primary key columns of each table (the conflict target of upserts). */
+export const PRIMARY_KEYS: { readonly [T in TableName]: readonly (keyof Database[T] & string)[] } = {
+  runs: ['run_id'],
+  attempts: ['run_id', 'point_id', 'attempt'],
+  configs: ['config_key'],
+  points: ['run_id', 'point_id'],
+  results: ['run_id', 'point_id'],
+  result_documents: ['run_id', 'point_id'],
+  latest_results: ['config_key', 'conc'],
+  changelog_entries: ['run_id', 'entry_index'],
+};

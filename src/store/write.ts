@@ -1,0 +1,156 @@
+import type { ChangeKind, InputIssue, RunStatus } from '../schema/store.ts';
+import { bulkWrite, type WriteTarget } from './bulk.ts';
+import { offerLatest, rebuildLatestFor } from './latest.ts';
+import type { RunRows } from './rows.ts';
+import {
+  type AttemptsTable,
+  type PointsTable,
+  RESULT_COLUMNS,
+  type ResultsTable,
+  type RunsTable,
+} from './tables.ts';
+
+/**
+ * Writes the rows of one run inside the caller's transaction, touching only what differs from what is
+ * stored: a second ingest of the same run directory writes nothing. Nothing is ever deleted: a point whose
+ * stored result the run directory no longer yields keeps it (and says so), so a damaged file never erases
+ * a measurement.
+ */
+
+export interface WriteOutcome {
+  status: RunStatus;
+  pointChanges: Map<string, ChangeKind>;
+  attempts: Record<ChangeKind, number>;
+  issues: InputIssue[];
+}
+
+/** Row signature over `cols`, for comparing a stored row with a new one. */
+const sig = (row: object, cols: readonly string[]) =>
+  JSON.stringify(cols.map((c) => (row as Record<string, unknown>)[c] ?? null));
+const colsOf = (row: object | undefined) => (row ? Object.keys(row) : []);
+const byPoint = <T extends { point_id: string }>(rows: readonly T[]) =>
+  new Map(rows.map((r) => [r.point_id, r]));
+
+export async function writeRun(
+  t: WriteTarget,
+  rows: RunRows,
+  opts: { status?: RunStatus | undefined; now: string },
+): Promise<WriteOutcome> {
+  const runId = rows.run.run_id;
+  const db = t.db;
+  const [storedRun, storedPoints, storedAttempts, storedResults] = await Promise.all([
+    db
+      .selectFrom('runs')
+      .select([
+        'run_id',
+        'created_at',
+        'infx_version',
+        'host',
+        'source_kind',
+        'source_files',
+        'executor',
+        'seed',
+      ])
+      .select([
+        'status',
+        'planned_points',
+        'ingested_points',
+        'failed_points',
+        'missing_points',
+        'manifest_sha256',
+      ])
+      .where('run_id', '=', runId)
+      .executeTakeFirst(),
+    db.selectFrom('points').selectAll().where('run_id', '=', runId).execute(),
+    db.selectFrom('attempts').selectAll().where('run_id', '=', runId).execute(),
+    db.selectFrom('results').selectAll().where('run_id', '=', runId).execute(),
+  ]);
+  const status: RunStatus = opts.status ?? (storedRun?.status as RunStatus | undefined) ?? 'official';
+  const out: WriteOutcome = {
+    status,
+    pointChanges: new Map(),
+    attempts: { new: 0, updated: 0, unchanged: 0 },
+    issues: [],
+  };
+  const oldPoints = byPoint(storedPoints);
+  const oldResults = byPoint(storedResults);
+  const oldAttempts = new Map(storedAttempts.map((a) => [`${a.point_id}#${a.attempt}`, a]));
+  const newResults = byPoint(rows.results);
+  const run = { ...rows.run };
+
+  // Points whose stored result the run directory no longer yields keep their stored point and result.
+  const kept = new Set<string>();
+  for (const p of rows.points) {
+    const stored = oldResults.get(p.point_id);
+    if (!stored || newResults.has(p.point_id)) continue;
+    kept.add(p.point_id);
+    run[`${p.outcome}_points` as 'failed_points']--;
+    run.ingested_points++;
+    out.issues.push({
+      file: `points/${p.point_id}`,
+      jsonPath: null,
+      pointId: p.point_id,
+      attempt: stored.attempt,
+      problem: `the stored result of attempt ${stored.attempt} is kept: the run directory no longer yields a usable result (${p.reason})`,
+    });
+  }
+
+  const points: PointsTable[] = [];
+  const results: ResultsTable[] = [];
+  const attempts: AttemptsTable[] = [];
+  const pointCols = colsOf(rows.points[0]);
+  const attemptCols = colsOf(rows.attempts[0]);
+  const resultCols = colsOf(rows.results[0]);
+  const changed = new Set<string>();
+  for (const p of rows.points) {
+    const old = oldPoints.get(p.point_id);
+    if (!kept.has(p.point_id) && (!old || sig(old, pointCols) !== sig(p, pointCols))) {
+      points.push(p);
+      changed.add(p.point_id);
+    }
+    const r = newResults.get(p.point_id);
+    const oldR = oldResults.get(p.point_id);
+    if (r && (!oldR || sig(oldR, resultCols) !== sig(r, resultCols))) {
+      results.push(r);
+      changed.add(p.point_id);
+    }
+  }
+  for (const a of rows.attempts) {
+    const old = oldAttempts.get(`${a.point_id}#${a.attempt}`);
+    const kind: ChangeKind = !old
+      ? 'new'
+      : sig(old, attemptCols) !== sig(a, attemptCols)
+        ? 'updated'
+        : 'unchanged';
+    out.attempts[kind]++;
+    if (kind !== 'unchanged') {
+      attempts.push(a);
+      changed.add(a.point_id);
+    }
+  }
+  for (const p of rows.points)
+    out.pointChanges.set(
+      p.point_id,
+      !oldPoints.has(p.point_id) ? 'new' : changed.has(p.point_id) ? 'updated' : 'unchanged',
+    );
+
+  // The manifest's hash stands for the manifest itself.
+  const runCols = colsOf(run).filter((c) => c !== 'manifest_json');
+  const statusChanged = storedRun !== undefined && storedRun.status !== status;
+  // The run row is rewritten (with a new ingested_at) whenever the ingest changed anything of the run.
+  const changedAny = points.length + attempts.length + results.length > 0;
+  if (!storedRun || statusChanged || changedAny || sig(storedRun, runCols) !== sig(run, runCols)) {
+    const row: RunsTable = { ...run, status, ingested_at: opts.now };
+    await bulkWrite(t, 'runs', [row], 'update');
+  }
+  await bulkWrite(t, 'configs', rows.configs, 'nothing');
+  await bulkWrite(t, 'points', points, 'update');
+  await bulkWrite(t, 'attempts', attempts, 'update');
+  await bulkWrite(t, 'results', results, 'update');
+  const documents = byPoint(rows.documents);
+  const docs = results.map((r) => documents.get(r.point_id)!);
+  await bulkWrite(t, 'result_documents', docs, 'update');
+  if (statusChanged) await rebuildLatestFor(db, runId, RESULT_COLUMNS);
+  else if (status === 'official') await offerLatest(t, results);
+  return out;
+}
