@@ -1,0 +1,252 @@
+import type { CurvePoint } from '../schema/curve.ts';
+import {
+  type AxisSpec,
+  type Direction,
+  finite,
+  type Stat,
+  X_AXIS,
+  type XAxis,
+  type YMetric,
+  yAxisSpec,
+} from './axes.ts';
+import { configLabel, workloadLabel } from './labels.ts';
+import { throughputFront } from './pareto.ts';
+import { type NiceAxis, niceLinear, niceLog, type Scale } from './ticks.ts';
+
+/**
+ * The inference chart (dashboard-spec §4.3), framework-free: throughput per GPU (or another y metric:
+ * output or input throughput, cost per million tokens, energy per token) against interactivity, E2E latency
+ * or TTFT; one series per config and run, its points and its Pareto front. The SVG and PNG renderers and the
+ * dashboard draw this same definition.
+ */
+
+/** Okabe–Ito: distinguishable with the common colour-vision deficiencies; yellow last (weak on white). */
+export const PALETTE = [
+  '#0072B2',
+  '#E69F00',
+  '#009E73',
+  '#D55E00',
+  '#CC79A7',
+  '#56B4E9',
+  '#000000',
+  '#F0E442',
+];
+
+export interface ChartInput {
+  /** What the user named (a run directory, a run id). */
+  label: string;
+  runIds: readonly string[];
+  points: readonly CurvePoint[];
+}
+
+export interface ChartOptions {
+  x?: XAxis;
+  stat?: Stat;
+  yScale?: Scale;
+  title?: string;
+  width?: number;
+  height?: number;
+  /** Series ids not drawn; the axes fit the visible series only (pitfall 8). */
+  hidden?: readonly string[];
+  /** Config keys not drawn, in every run (as `hidden`, by config). */
+  hiddenConfigs?: readonly string[];
+  /** The y metric (default: total throughput per GPU). */
+  y?: YMetric;
+  /** $/GPU-hour for the cost metrics; default: the catalog's estimate of each config's GPU. */
+  pricePerGpuHour?: number | null;
+  /** Draw only the points on each series' front ("hide non-optimal"); the axes fit what is drawn. */
+  frontOnly?: boolean;
+  /** Whether labels carry the run id; default: when more than one run or input is drawn. */
+  runLabels?: boolean;
+}
+
+export interface ChartPoint {
+  x: number;
+  y: number;
+  conc: number;
+  /** The run the point was measured in (a series of latest results may mix runs). */
+  runId: string;
+  pointId: string;
+  onFront: boolean;
+}
+
+export interface ChartSeries {
+  /** Stable and unique: `<run id>|<config key>`. */
+  id: string;
+  label: string;
+  runId: string;
+  configKey: string;
+  color: string;
+  /** Past the palette, series repeat its colours with a dashed front. */
+  dashed: boolean;
+  hidden: boolean;
+  /** Valid points with finite coordinates, ascending by x. */
+  points: ChartPoint[];
+  /** The Pareto front of the points (y better to the axis's good side), ascending by x. */
+  front: { x: number; y: number }[];
+}
+
+export interface ChartAxis extends NiceAxis {
+  label: string;
+  unit: string;
+  /** The unit of one value (tooltips), e.g. tok/s/GPU on a tok/s axis. */
+  valueUnit: string;
+  scale: Scale;
+  /** Which way is better along this axis. */
+  direction: Direction;
+}
+
+export interface ChartDefinition {
+  title: string;
+  subtitle: string;
+  width: number;
+  height: number;
+  x: ChartAxis;
+  y: ChartAxis;
+  series: ChartSeries[];
+  /** Things the reader should know: points left out and why. */
+  notes: string[];
+}
+
+interface Resolved {
+  x: XAxis;
+  stat: Stat;
+  yScale: Scale;
+  ySpec: AxisSpec;
+  frontOnly: boolean;
+}
+
+function seriesOf(input: ChartInput, key: string, pts: CurvePoint[], o: Resolved) {
+  const axis = X_AXIS[o.x];
+  const yOf = o.ySpec.value;
+  const drawable = (x: number | null, y: number | null) =>
+    finite(x) && finite(y) && (o.yScale !== 'log' || y > 0);
+  const valid = pts.filter((p) => p.valid && drawable(axis.value(p, o.stat), yOf(p, o.stat)));
+  const front = throughputFront(valid, o.x, o.stat, o.ySpec);
+  const onFront = new Set(front.flatMap((f) => f.items));
+  const points = valid
+    .map((p) => ({
+      x: axis.value(p, o.stat) as number,
+      y: yOf(p, o.stat) as number,
+      conc: p.conc,
+      runId: p.runId,
+      pointId: p.pointId,
+      onFront: onFront.has(p),
+    }))
+    .filter((p) => !o.frontOnly || p.onFront)
+    .sort((a, b) => a.x - b.x || a.conc - b.conc);
+  return {
+    runId: pts[0]?.runId ?? input.runIds[0] ?? input.label,
+    configKey: key,
+    config: (pts[0] as CurvePoint).config,
+    points,
+    front: front.map((f) => ({ x: f.x, y: f.y })),
+    dropped: pts.length - valid.length,
+  };
+}
+
+function axisOf(
+  values: number[],
+  scale: Scale,
+  spec: { label: string; unit: string; valueUnit?: string; direction: Direction },
+  zero: boolean,
+): ChartAxis {
+  let nice: NiceAxis;
+  if (values.length === 0) nice = scale === 'log' ? niceLog(1, 10) : niceLinear(0, 1);
+  else {
+    const lo = Math.min(...values);
+    const hi = Math.max(...values);
+    if (scale === 'log') nice = niceLog(lo, hi);
+    else if (zero && lo >= 0) nice = niceLinear(0, hi * 1.05);
+    else {
+      const pad = (hi - lo) * 0.05;
+      nice = niceLinear(lo >= 0 ? Math.max(0, lo - pad) : lo - pad, hi + pad);
+    }
+  }
+  return {
+    ...nice,
+    label: spec.label,
+    unit: spec.unit,
+    valueUnit: spec.valueUnit ?? spec.unit,
+    scale,
+    direction: spec.direction,
+  };
+}
+
+/** Builds the chart of one or more runs overlaid. */
+export function buildChart(inputs: readonly ChartInput[], opts: ChartOptions = {}): ChartDefinition {
+  const yMetric = opts.y ?? 'tput';
+  const o = {
+    x: opts.x ?? 'interactivity',
+    stat: opts.stat ?? 'median',
+    yScale: opts.yScale ?? 'linear',
+    ySpec: yAxisSpec(yMetric, opts.pricePerGpuHour),
+    frontOnly: opts.frontOnly ?? false,
+    width: opts.width ?? 960,
+    height: opts.height ?? 600,
+    hidden: new Set(opts.hidden ?? []),
+    hiddenConfigs: new Set(opts.hiddenConfigs ?? []),
+  };
+  const raw = inputs.flatMap((input) => {
+    const byKey = new Map<string, CurvePoint[]>();
+    for (const p of input.points) byKey.set(p.configKey, [...(byKey.get(p.configKey) ?? []), p]);
+    return [...byKey.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, pts]) => ({ input, ...seriesOf(input, key, pts, o) }));
+  });
+  const workloads = new Set(raw.map((s) => workloadLabel(s.config)));
+  const manyRuns = opts.runLabels ?? (new Set(raw.map((s) => s.runId)).size > 1 || inputs.length > 1);
+  const ids = new Set<string>();
+  const series: ChartSeries[] = raw.map((s, i) => {
+    let id = `${s.runId}|${s.configKey}`;
+    for (let k = 2; ids.has(id); k++) id = `${s.runId}|${s.configKey}#${k}`;
+    ids.add(id);
+    const label =
+      (workloads.size > 1 ? `${workloadLabel(s.config)} ` : '') +
+      configLabel(s.config) +
+      (manyRuns ? ` (${s.runId})` : '');
+    return {
+      id,
+      label,
+      runId: s.runId,
+      configKey: s.configKey,
+      color: PALETTE[i % PALETTE.length] as string,
+      dashed: i >= PALETTE.length,
+      hidden: o.hidden.has(id) || o.hiddenConfigs.has(s.configKey),
+      points: s.points,
+      front: s.front,
+    };
+  });
+  const visible = series.filter((s) => !s.hidden);
+  const xs = visible.flatMap((s) => s.points.map((p) => p.x));
+  const ys = visible.flatMap((s) => s.points.map((p) => p.y));
+  const notes: string[] = [];
+  const dropped = raw.reduce((n, s) => n + s.dropped, 0);
+  const yWord = yMetric === 'tput' ? 'throughput' : o.ySpec.label.toLowerCase();
+  if (dropped > 0)
+    notes.push(
+      `${dropped} point(s) not drawn: invalid, or without ${o.x}` +
+        `${yMetric === 'tput' ? '' : ` or ${yWord}`}${o.yScale === 'log' ? ` or a positive ${yWord}` : ''}`,
+    );
+  if (xs.length === 0) notes.push('no valid points to draw');
+  const xAxis = X_AXIS[o.x];
+  const statWord = o.stat === 'median' ? 'median' : o.stat;
+  const title = opts.title ?? `${o.ySpec.label} vs. ${xAxis.label}`;
+  const subtitle = [
+    workloads.size === 1 ? [...workloads][0] : null,
+    `${statWord} ${xAxis.label.toLowerCase()}`,
+    inputs.map((i) => i.label).join(', '),
+  ]
+    .filter((s) => s !== null)
+    .join(' · ');
+  return {
+    title,
+    subtitle,
+    width: o.width,
+    height: o.height,
+    x: axisOf(xs, 'linear', xAxis, false),
+    y: axisOf(ys, o.yScale, o.ySpec, true),
+    series,
+    notes,
+  };
+}

@@ -1,0 +1,93 @@
+import { existsSync, statSync } from 'node:fs';
+import type { CurvePoint } from '../schema/curve.ts';
+import { curveMetrics, hotColumns } from '../store/hot.ts';
+import { configIdentity, configKey, isFixedRow } from '../store/identity.ts';
+import { choosePoint } from '../store/rows.ts';
+import { RunDirReadError, readRunDir } from '../store/run-dir-reader.ts';
+import { SourceError } from './source-error.ts';
+
+/**
+ * Where curves come from for `infx compare` and `infx plot`: a RUN argument is a run directory
+ * (runs/<run-id>, read directly) or, otherwise, a run id or `official` looked up in the results database.
+ */
+
+export { SourceError };
+
+export interface SkippedPoint {
+  pointId: string;
+  reason: string;
+}
+
+export interface RunCurves {
+  /** What the user named. */
+  label: string;
+  source: 'run-dir' | 'db';
+  runIds: string[];
+  points: CurvePoint[];
+  /** Planned points with no usable result (failed, not run, agentic), and why. */
+  skipped: SkippedPoint[];
+}
+
+/**
+ * The curve points of a run directory: per planned point, the newest attempt with status ok and a valid
+ * result.json (store's choice, so ingest and this agree).
+ */
+export function loadRunDir(dir: string): RunCurves {
+  let contents: ReturnType<typeof readRunDir>;
+  try {
+    contents = readRunDir(dir);
+  } catch (err) {
+    if (err instanceof RunDirReadError) throw new SourceError(err.message);
+    throw err;
+  }
+  const { manifest } = contents;
+  const points: CurvePoint[] = [];
+  const skipped: SkippedPoint[] = [];
+  for (const p of contents.points) {
+    const { row, pointId } = p.spec;
+    if (!isFixedRow(row)) {
+      skipped.push({ pointId, reason: 'not a fixed-seq-len point (no curve)' });
+      continue;
+    }
+    const choice = choosePoint(p);
+    const result = choice.attempt?.result;
+    if (choice.attempt === null || result === null || result === undefined) {
+      skipped.push({ pointId, reason: choice.reason ?? choice.outcome });
+      continue;
+    }
+    const config = configIdentity(row);
+    points.push({
+      runId: manifest.runId,
+      pointId,
+      attempt: choice.attempt.attempt,
+      configKey: configKey(config),
+      config,
+      conc: p.spec.conc,
+      gpus: p.spec.gpus.total,
+      image: row.image,
+      createdAt: result.data.createdAt,
+      valid: result.data.valid,
+      metrics: curveMetrics(hotColumns(result.data)),
+    });
+  }
+  return { label: dir, source: 'run-dir', runIds: [manifest.runId], points, skipped };
+}
+
+export interface LoadOptions {
+  /** Results database URL (SQLite path, sqlite:PATH or postgres://…); default $INFX_DB, else .infx/infx.db. */
+  db?: string | undefined;
+  /** `official` only: the configs wanted (e.g. those of the run compared); all when absent. */
+  configKeys?: readonly string[] | undefined;
+}
+
+const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
+
+/**
+ * The curves one RUN argument names: an existing directory is a run directory; anything else is a run id,
+ * or `official`, in the results database.
+ */
+export async function loadCurves(arg: string, opts: LoadOptions = {}): Promise<RunCurves> {
+  if (isDir(arg)) return loadRunDir(arg);
+  const { loadFromStore } = await import('./sources-db.ts');
+  return loadFromStore(arg, opts);
+}

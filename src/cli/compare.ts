@@ -1,0 +1,97 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { numberIn } from './common.ts';
+import type { CliIO } from './io.ts';
+
+/** `infx compare RUN --baseline RUN|official`: throughput per GPU at matched interactivity, config by config. */
+
+interface CompareFlags {
+  baseline: string;
+  at?: number[];
+  interactivity: 'median' | 'p90';
+  format: 'table' | 'json' | 'md';
+  db?: string;
+  pricePerGpuHour?: number;
+}
+
+/** `--at 50,100` (repeatable): positive interactivities. */
+export function parseAt(value: string, previous: number[] | undefined): number[] {
+  const out = [...(previous ?? [])];
+  for (const part of value.split(',')) {
+    const v = Number(part.trim());
+    if (part.trim() === '' || !Number.isFinite(v) || v <= 0)
+      throw new InvalidArgumentError(
+        `must be positive interactivities (tok/s/user) separated by commas, got '${value}'`,
+      );
+    out.push(v);
+  }
+  return out;
+}
+
+export function registerCompare(program: Command, io: CliIO, setExit: (code: number) => void): void {
+  program
+    .command('compare')
+    .description(
+      'compare a run with a baseline, config by config: throughput per GPU at matched interactivity on each ' +
+        'Pareto front (monotone interpolation, never extrapolated), maximum throughput, dominance, cost per ' +
+        'million tokens, and the reference table at equal concurrency',
+    )
+    .argument('<run>', 'a run directory (runs/<run-id>) or a run id in the database')
+    .requiredOption(
+      '--baseline <run>',
+      "the run to compare against: a run directory, a run id, or 'official'",
+    )
+    .option(
+      '--at <list>',
+      'interactivities to compare at, tok/s/user (e.g. 50,100; default: 5 over the overlap)',
+      parseAt,
+    )
+    .addOption(
+      new Option('--interactivity <stat>', 'which interactivity: median, or p90 (slow users)')
+        .choices(['median', 'p90'])
+        .default('median'),
+    )
+    .addOption(
+      new Option('--format <format>', 'output format').choices(['table', 'json', 'md']).default('table'),
+    )
+    .option(
+      '--db <url>',
+      'results database for run ids and official: a SQLite path or sqlite:PATH, or postgres://… (default: $INFX_DB, else .infx/infx.db)',
+    )
+    .option(
+      '--price-per-gpu-hour <usd>',
+      'price per GPU-hour for costs (default: the catalog estimate)',
+      numberIn(0, Number.POSITIVE_INFINITY, true),
+    )
+    .action(async (runArg: string, flags: CompareFlags) => {
+      const [{ loadCurves, SourceError }, { compareRuns }, fmt] = await Promise.all([
+        import('../analysis/sources.ts'),
+        import('../analysis/compare.ts'),
+        import('../analysis/compare-format.ts'),
+      ]);
+      try {
+        const run = await loadCurves(runArg, { db: flags.db });
+        // `official`: only the configs the run has.
+        const configKeys = [...new Set(run.points.map((p) => p.configKey))];
+        const baseline = await loadCurves(flags.baseline, { db: flags.db, configKeys });
+        for (const side of [run, baseline]) {
+          if (side.skipped.length > 0)
+            io.stderr(
+              `note: ${side.label}: ${side.skipped.length} planned point(s) without a result, left out ` +
+                `(${side.skipped[0]?.pointId}: ${side.skipped[0]?.reason})\n`,
+            );
+        }
+        const report = compareRuns(run, baseline, {
+          at: flags.at ?? null,
+          stat: flags.interactivity,
+          pricePerGpuHour: flags.pricePerGpuHour ?? null,
+        });
+        if (flags.format === 'json') io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+        else if (flags.format === 'md') io.stdout(fmt.formatCompareMarkdown(report));
+        else io.stdout(fmt.formatCompareText(report));
+      } catch (err) {
+        if (!(err instanceof SourceError)) throw err;
+        io.stderr(`error: ${err.message}\n`);
+        setExit(err.usage ? 2 : 1);
+      }
+    });
+}
