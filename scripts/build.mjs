@@ -42,3 +42,6 @@ await build({
     js: "import { createRequire as __infxCreateRequire } from 'node:module'; const require = __infxCreateRequire(import.meta.url);",
   },
 });
+
+// The dashboard UI (src/web/ui) into dist/web, with Vite.
+await import('./build-web.mjs');

@@ -1,0 +1,40 @@
+import { compareRuns } from '../../analysis/compare.ts';
+import type { CompareReport } from '../../schema/compare-report.ts';
+import type { ComparePointsResponse, CompareQuery } from '../../schema/web-api.ts';
+import { curvePoints, runById } from '../../store/queries.ts';
+import { notFound } from '../http.ts';
+import type { ApiContext } from './context.ts';
+
+/**
+ * `GET /api/compare` (the CompareReport of `infx compare --format json`) and `GET /api/compare/points` (the
+ * points of both sides, for the chart): a stored run against a stored run or `official` (the latest
+ * official result of each of the run's configs), as src/analysis/sources-db.ts loads them.
+ */
+
+type Side = ComparePointsResponse['run'];
+
+async function storedRun(ctx: ApiContext, runId: string, param: 'run' | 'baseline'): Promise<Side> {
+  if ((await runById(ctx.store, runId)) === undefined)
+    throw notFound(`no run '${runId}' in the database (GET /api/runs lists them)`, param);
+  return { label: runId, runIds: [runId], points: await curvePoints(ctx.store, { runId }) };
+}
+
+export async function compareSides(
+  ctx: ApiContext,
+  q: Pick<CompareQuery, 'run' | 'baseline'>,
+): Promise<ComparePointsResponse> {
+  const run = await storedRun(ctx, q.run, 'run');
+  if (q.baseline !== 'official') return { run, baseline: await storedRun(ctx, q.baseline, 'baseline') };
+  const configKeys = [...new Set(run.points.map((p) => p.configKey))];
+  const points = configKeys.length === 0 ? [] : await curvePoints(ctx.store, { official: true, configKeys });
+  return { run, baseline: { label: 'official', runIds: [...new Set(points.map((p) => p.runId))], points } };
+}
+
+export async function compareReport(ctx: ApiContext, q: CompareQuery): Promise<CompareReport> {
+  const { run, baseline } = await compareSides(ctx, q);
+  return compareRuns(run, baseline, {
+    at: q.at ?? null,
+    stat: q.interactivity,
+    pricePerGpuHour: q.price ?? null,
+  });
+}

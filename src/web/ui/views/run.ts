@@ -1,0 +1,261 @@
+import type { PointOutcome } from '../../../schema/store.ts';
+import type { RunAttempt, RunDetail, RunPoint } from '../../../schema/web-api.ts';
+import { getJson } from '../api.ts';
+import { appLink, clear, h } from '../dom.ts';
+import { shellQuote, when } from '../format.ts';
+import type { View } from './view.ts';
+
+/**
+ * `/runs/:id`: the run and every planned point — outcome, attempts with their status, failure phase and
+ * reason, the engine command each attempt launched, and links to the stored result, the request records
+ * and the server log.
+ */
+
+const PAGE = 300;
+
+function attemptLine(a: RunAttempt): HTMLElement {
+  const what =
+    a.status === 'ok'
+      ? `ok${a.valid === false ? ' (result invalid)' : ''}`
+      : `${a.status}${a.phase ? ` in ${a.phase}` : ''}${a.interrupted ? ' (interrupted)' : ''}`;
+  const files = Object.entries(a.files).map(([name, href]) =>
+    h('a', { href, target: '_blank', rel: 'noopener' }, name),
+  );
+  return h(
+    'li',
+    { class: `attempt ${a.status}` },
+    h('strong', null, `#${a.attempt} `),
+    h('span', { class: `badge ${a.status}` }, what),
+    a.durationS === null ? null : h('span', { class: 'muted' }, ` ${a.durationS.toFixed(1)} s`),
+    a.host ? h('span', { class: 'muted' }, ` on ${a.host}`) : null,
+    a.reason ? h('div', { class: 'reason' }, a.reason) : null,
+    a.logTail.length > 0
+      ? h(
+          'details',
+          null,
+          h('summary', null, 'server log tail'),
+          h('pre', { class: 'log' }, a.logTail.join('\n')),
+        )
+      : null,
+    a.engine
+      ? h(
+          'details',
+          { class: 'engine' },
+          h('summary', null, 'engine command'),
+          a.engine.map((p) =>
+            h(
+              'div',
+              null,
+              h(
+                'span',
+                { class: 'muted' },
+                `${p.role}${p.envKeys.length ? ` (env: ${p.envKeys.join(', ')})` : ''}`,
+              ),
+              h('pre', { class: 'cmd' }, shellQuote(p.argv)),
+            ),
+          ),
+        )
+      : null,
+    files.length > 0
+      ? h(
+          'div',
+          { class: 'files' },
+          files.flatMap((f, i) => (i === 0 ? [f] : [' · ', f])),
+        )
+      : null,
+  );
+}
+
+function pointRow(p: RunPoint): HTMLElement {
+  const links = [
+    p.links.result ? h('a', { href: p.links.result, target: '_blank', rel: 'noopener' }, 'result') : null,
+    p.links.requests
+      ? h('a', { href: p.links.requests, target: '_blank', rel: 'noopener' }, 'records')
+      : null,
+    p.links.serverLog
+      ? h('a', { href: p.links.serverLog, target: '_blank', rel: 'noopener' }, 'server log')
+      : null,
+  ].filter((a): a is HTMLAnchorElement => a !== null);
+  return h(
+    'tr',
+    { id: p.pointId, class: `point ${p.outcome}`, 'data-point': p.pointId },
+    h('td', null, h('div', null, p.label), h('div', { class: 'muted small' }, p.pointId)),
+    h('td', { class: 'num' }, p.conc),
+    h('td', { class: 'num' }, p.gpus),
+    h(
+      'td',
+      null,
+      h('span', { class: `badge ${p.outcome}` }, p.outcome),
+      p.valid === false ? h('span', { class: 'badge failed' }, 'invalid') : null,
+    ),
+    h(
+      'td',
+      { class: 'failure' },
+      p.outcome === 'ingested' ? '' : [p.phase ? h('strong', null, `${p.phase}: `) : null, p.reason ?? ''],
+    ),
+    h('td', null, h('ul', { class: 'attempts' }, p.attempts.map(attemptLine))),
+    h(
+      'td',
+      { class: 'links' },
+      links.flatMap((a, i) => (i === 0 ? [a] : [h('br'), a])),
+    ),
+  );
+}
+
+export function runView(root: HTMLElement, runId: string): View {
+  const status = h('p', { class: 'status', role: 'status' }, 'Loading…');
+  const view = h('div', { class: 'view run' }, status);
+  root.append(view);
+  let live = true;
+  let filter: PointOutcome | 'all' = 'all';
+  let shown = PAGE;
+
+  function render(d: RunDetail): void {
+    const r = d.run;
+    clear(view);
+    const counts = { all: d.points.length, ingested: 0, failed: 0, missing: 0 };
+    for (const p of d.points) counts[p.outcome]++;
+    const tbody = h('tbody');
+    const more = h('p');
+    const fill = () => {
+      clear(tbody);
+      clear(more);
+      const list = d.points.filter((p) => filter === 'all' || p.outcome === filter);
+      tbody.append(...list.slice(0, shown).map(pointRow));
+      if (list.length > shown)
+        more.append(
+          h(
+            'button',
+            {
+              type: 'button',
+              onclick: () => {
+                shown += PAGE;
+                fill();
+              },
+            },
+            `show ${Math.min(PAGE, list.length - shown)} more of ${list.length - shown}`,
+          ),
+        );
+    };
+    const tabs = h(
+      'div',
+      { class: 'tabs', role: 'group', 'aria-label': 'Outcome' },
+      (['all', 'failed', 'missing', 'ingested'] as const).map((o) =>
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'chip',
+            'data-outcome': o,
+            'aria-pressed': String(filter === o),
+            disabled: counts[o] === 0 && o !== 'all',
+            onclick: (e: Event) => {
+              filter = o;
+              shown = PAGE;
+              for (const b of tabs.querySelectorAll('button'))
+                b.setAttribute('aria-pressed', String(b === e.currentTarget));
+              fill();
+            },
+          },
+          `${o} (${counts[o]})`,
+        ),
+      ),
+    );
+    view.append(
+      h(
+        'section',
+        { class: 'card run-head' },
+        h(
+          'h1',
+          null,
+          'Run ',
+          h('span', { class: 'mono' }, r.runId),
+          ' ',
+          h('span', { class: `badge ${r.status}` }, r.status),
+        ),
+        h(
+          'dl',
+          { class: 'facts' },
+          [
+            ['Created', when(r.createdAt)],
+            ['Ingested', when(r.ingestedAt)],
+            [
+              'Points',
+              `${r.planned} planned · ${r.ingested} ingested · ${r.failed} failed · ${r.missing} missing`,
+            ],
+            ['Host', `${r.host} · executor ${r.executor} · seed ${r.seed} · infx ${r.infxVersion}`],
+            ['Sources', r.sourceFiles.map((f) => f.path).join(', ')],
+            ['Run directory', d.runDir ?? 'not available'],
+          ].map(([k, v]) => h('div', null, h('dt', null, k), h('dd', null, v))),
+        ),
+        d.runDirNote
+          ? h(
+              'p',
+              { class: 'note' },
+              `Engine commands, records and server logs are not shown: ${d.runDirNote}.`,
+            )
+          : null,
+        d.skipped.length > 0
+          ? h(
+              'p',
+              { class: 'note' },
+              `${d.skipped.length} matrix row(s) skipped by the sweep: ${d.skipped.map((s) => `${s.expName} (${s.reason})`).join('; ')}`,
+            )
+          : null,
+        h(
+          'p',
+          { class: 'links' },
+          appLink(`/?run=${encodeURIComponent(r.runId)}`, 'chart this run'),
+          ' · ',
+          appLink(`/compare?run=${encodeURIComponent(r.runId)}&baseline=official`, 'compare with official'),
+          ' · ',
+          h(
+            'a',
+            { href: `/api/runs/${encodeURIComponent(r.runId)}`, target: '_blank', rel: 'noopener' },
+            'JSON',
+          ),
+        ),
+      ),
+      h(
+        'section',
+        { class: 'card' },
+        tabs,
+        h(
+          'table',
+          { class: 'table points' },
+          h(
+            'thead',
+            null,
+            h(
+              'tr',
+              null,
+              ['Point', 'Conc', 'GPUs', 'Outcome', 'Failure', 'Attempts', 'Files'].map((t) =>
+                h('th', null, t),
+              ),
+            ),
+          ),
+          tbody,
+        ),
+        more,
+      ),
+    );
+    fill();
+    if (location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
+  }
+
+  getJson<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`).then(
+    (d) => {
+      if (live) render(d);
+    },
+    (err: Error) => {
+      if (!live) return;
+      status.className = 'status error';
+      status.textContent = `Error: ${err.message}`;
+    },
+  );
+  return {
+    dispose() {
+      live = false;
+    },
+  };
+}
