@@ -38,12 +38,6 @@ describe('command line', () => {
     expect(out.stdout).toMatch(/^Usage: infx/);
   });
 
-  it('npm run demo says what is not there yet and exits 0', async () => {
-    const out = await runCli(['demo']);
-    expect(out.code).toBe(0);
-    expect(out.stdout).toContain('not yet available');
-  });
-
   it.each([
     [
       '--no-evals with --all-evals',

@@ -1,32 +1,114 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
+import { numberIn, parseIntArg, positiveInt } from './common.ts';
+import { storeErrorCode } from './ingest.ts';
 import type { CliIO } from './io.ts';
 
-/** `infx demo` (npm run demo): the one-command demo lands with the simulated engine, store and dashboard. */
-export function registerDemo(program: Command, io: CliIO): void {
+/** `infx demo` (npm run demo): example sweep on the simulated engine → store → dashboard. */
+
+interface DemoFlags {
+  dir: string;
+  db?: string;
+  port: number;
+  host: string;
+  simTimeScale: number;
+  maxConc?: number;
+  exitAfterIngest?: boolean;
+}
+
+async function demo(f: DemoFlags, io: CliIO, version: string): Promise<number> {
+  const [{ demoIngest, demoSweep }, { sweepReporter }, { formatIngestReport }] = await Promise.all([
+    import('../demo/demo.ts'),
+    import('../sweep/progress.ts'),
+    import('../store/format.ts'),
+  ]);
+  const options = {
+    dir: f.dir,
+    db: f.db ?? join(f.dir, 'infx.db'),
+    timeScale: f.simTimeScale,
+    maxConc: f.maxConc,
+    version,
+  };
+  const reporter = sweepReporter({ write: io.stderr, isTTY: io.stderrIsTTY ?? io.isTTY });
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  let sweep: Awaited<ReturnType<typeof demoSweep>>;
+  try {
+    io.stderr(
+      `infx demo: sweeping examples/demo.yaml on the simulated engine (${f.simTimeScale}x real time)\n`,
+    );
+    sweep = await demoSweep(options, {
+      log: reporter.log,
+      onProgress: reporter.progress,
+      signal: controller.signal,
+    });
+    reporter.end();
+  } finally {
+    process.off('SIGINT', onSignal);
+  }
+  const { outcome, runDir, resumed } = sweep;
+  if (outcome.interrupted) {
+    io.stderr('interrupted: run `npm run demo` again to finish the sweep where it stopped\n');
+    return 130;
+  }
+  io.stderr(
+    `${resumed && outcome.ok.length === 0 ? 'reused the earlier demo sweep' : 'sweep done'}: ` +
+      `${outcome.alreadyDone + outcome.ok.length} points ok, ${outcome.failed.length} failed (${runDir})\n`,
+  );
+  const report = await demoIngest(options, runDir);
+  io.stderr(formatIngestReport(report));
+  if (f.exitAfterIngest) return report.ingested > 0 ? 0 : 1;
+
+  const { startWebServer } = await import('../web/server.ts');
+  const server = await startWebServer({
+    db: options.db,
+    port: f.port,
+    host: f.host,
+    runsDirs: [join(f.dir, 'runs')],
+    log: (line) => io.stderr(`${line}\n`),
+  });
+  io.stdout(`infx demo: the dashboard is at ${server.url}  (Ctrl-C to stop)\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.close();
+  return 0;
+}
+
+export function registerDemo(
+  program: Command,
+  io: CliIO,
+  setExit: (code: number) => void,
+  version: string,
+): void {
   program
     .command('demo')
     .description(
-      'run the demo: a sweep on the simulated engine, results in SQLite, the dashboard on localhost',
+      'run the demo: an example sweep on the simulated engine, results in SQLite, the dashboard on localhost',
     )
-    .action(() => {
-      io.stdout(
-        [
-          'infx demo: not yet available.',
-          'The demo needs the results store and the dashboard, which have not landed yet.',
-          'What works today:',
-          '  infx validate --config-files <master.yaml...> --runner-config <runners.yaml>',
-          '  infx matrix full-sweep --config-files <master.yaml...> --runner-config <runners.yaml>',
-          '  infx matrix full-sweep ... | infx matrix plan --labels full-sweep-fail-fast',
-          '  infx check --config-files <master.yaml...> --runner-config <runners.yaml>',
-          '  infx matrix full-sweep ... | infx sim predict',
-          '  infx sim serve --model meta-llama/Llama-3.1-8B-Instruct --hardware h100 --time-scale 10 --port 8000 &',
-          '  infx bench --base-url http://127.0.0.1:8000 --model meta-llama/Llama-3.1-8B-Instruct \\',
-          '    --isl 1024 --osl 128 --concurrency 8 --gpus 1 --out runs/demo-c8',
-          '  infx sweep --config-files examples/sim-master.yaml --runner-config examples/runners.yaml \\',
-          '    --sim-time-scale 20 --out runs        (then: infx sweep status runs/<run-id>)',
-          '  infx recipe render --point row.json   (the vLLM/SGLang/TensorRT-LLM command of a matrix row)',
-          '',
-        ].join('\n'),
-      );
+    .option('--dir <dir>', 'where the demo keeps its runs and database', '.infx')
+    .option('--db <url>', 'results database (default <dir>/infx.db)')
+    .option('--port <port>', 'dashboard port (0: any free port)', parseIntArg, 8080)
+    .option('--host <host>', 'dashboard address', '127.0.0.1')
+    .option(
+      '--sim-time-scale <s>',
+      'simulated engine speed-up',
+      numberIn(0, Number.POSITIVE_INFINITY, true),
+      50,
+    )
+    .option('--max-conc <n>', 'a quicker demo: concurrencies up to N only', positiveInt)
+    .option('--exit-after-ingest', 'stop after the results are stored (no dashboard)')
+    .action(async (flags: DemoFlags) => {
+      try {
+        setExit(await demo(flags, io, version));
+      } catch (err) {
+        setExit(await storeErrorCode(err, io));
+      }
     });
 }

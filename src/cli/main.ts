@@ -1,14 +1,19 @@
 import { Command, CommanderError } from 'commander';
 import { registerBench } from './bench.ts';
 import { registerCheck } from './check.ts';
+import { registerCompare } from './compare.ts';
 import { registerDemo } from './demo.ts';
+import { registerIngest } from './ingest.ts';
 import { type CliIO, processIO } from './io.ts';
 import { registerMatrix } from './matrix.ts';
+import { registerPlot } from './plot.ts';
 import { registerRecipe } from './recipe.ts';
 import { registerSchema } from './schema.ts';
+import { registerServe } from './serve.ts';
 import { registerSim } from './sim.ts';
 import { registerSweep } from './sweep.ts';
 import { registerValidate } from './validate.ts';
+import { registerVerify } from './verify.ts';
 
 export const VERSION = '0.1.0';
 
@@ -35,7 +40,12 @@ export async function run(argv: readonly string[], io: CliIO = processIO): Promi
   registerCheck(program, io, setExit);
   registerRecipe(program, io, setExit);
   registerSweep(program, io, setExit, VERSION);
-  registerDemo(program, io);
+  registerIngest(program, io, setExit);
+  registerVerify(program, io, setExit);
+  registerCompare(program, io, setExit);
+  registerPlot(program, io, setExit);
+  registerServe(program, io, setExit);
+  registerDemo(program, io, setExit, VERSION);
   program.commands.forEach(function configure(cmd: Command) {
     cmd
       .exitOverride()

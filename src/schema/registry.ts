@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ChangelogEntrySchema } from './changelog-entry.ts';
 import { CheckReportSchema } from './check-finding.ts';
 import { CiPriorityPolicySchema } from './ci-priority.ts';
+import { CompareReportSchema } from './compare-report.ts';
 import { DiagnosticSchema } from './diagnostic.ts';
 import { EngineLaunchSchema } from './engine-launch.ts';
 import { InferencexRawResultSchema } from './inferencex-result.ts';
@@ -12,7 +13,16 @@ import { RequestRecordSchema } from './request-record.ts';
 import { PointAttemptSchema, PointSpecSchema, PointStatusSchema, RunManifestSchema } from './run-dir.ts';
 import { RunnerConfigSchema } from './runners.ts';
 import { ScriptedScriptSchema } from './scripted-script.ts';
+import { IngestReportSchema, StoredRunSchema, VerifyReportSchema } from './store.ts';
 import { SweepPlanSchema } from './sweep-plan.ts';
+import {
+  ApiErrorSchema,
+  ComparePointsResponseSchema,
+  FiltersResponseSchema,
+  PointsResponseSchema,
+  RunDetailSchema,
+  RunsResponseSchema,
+} from './web-api.ts';
 
 /** Every contract that crosses a boundary, by the name `infx schema NAME` exports it under. */
 export const SCHEMAS = {
@@ -90,6 +100,61 @@ export const SCHEMAS = {
     io: 'output',
     about:
       'status.json of one attempt: ok or failed, in which phase (setup, warmup, benchmark, teardown) and why',
+  },
+  'compare-report': {
+    schema: CompareReportSchema,
+    io: 'output',
+    about:
+      'infx compare --format json: a run against a baseline at matched interactivity and equal concurrency',
+  },
+  'ingest-report': {
+    schema: IngestReportSchema,
+    io: 'output',
+    about:
+      'infx ingest --format json: every planned point with its outcome and attempts, changes, skipped input',
+  },
+  'verify-report': {
+    schema: VerifyReportSchema,
+    io: 'output',
+    about: 'infx verify --format json: differences between the database and a run directory',
+  },
+  'stored-run': {
+    schema: StoredRunSchema,
+    io: 'output',
+    about: 'a run as the results store lists it: sources, status, planned/ingested/failed/missing counts',
+  },
+  'web-filters': {
+    schema: FiltersResponseSchema,
+    io: 'output',
+    about:
+      'GET /api/filters (infx serve): the effective selection and the values of each filter that have data',
+  },
+  'web-points': {
+    schema: PointsResponseSchema,
+    io: 'output',
+    about:
+      'GET /api/points (infx serve): the curve points of a selection (latest per config and concurrency, or one run)',
+  },
+  'web-runs': {
+    schema: RunsResponseSchema,
+    io: 'output',
+    about: 'GET /api/runs (infx serve): stored runs, newest first',
+  },
+  'web-run': {
+    schema: RunDetailSchema,
+    io: 'output',
+    about:
+      'GET /api/runs/:id (infx serve): every planned point with its attempts, failure, engine command and links',
+  },
+  'web-compare-points': {
+    schema: ComparePointsResponseSchema,
+    io: 'output',
+    about: 'GET /api/compare/points (infx serve): the points of a run and its baseline',
+  },
+  'web-error': {
+    schema: ApiErrorSchema,
+    io: 'output',
+    about: 'every error of the infx serve API: {error: {code, message, param?}}',
   },
   diagnostic: {
     schema: DiagnosticSchema,

@@ -1,0 +1,97 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { IngestReport } from '../schema/store.ts';
+import { openStore } from '../store/db.ts';
+import { ingestRunDir } from '../store/ingest.ts';
+import { createRun } from '../sweep/create-run.ts';
+import { executeRun } from '../sweep/execute.ts';
+import { manifestPath } from '../sweep/run-dir.ts';
+import type { SweepHooks, SweepOutcome } from '../sweep/sweep.ts';
+
+/**
+ * `npm run demo`: the whole pipeline on one machine. A small sweep (examples/demo.yaml) on the simulated
+ * engine, time-scaled, into `<dir>/runs/demo`; its results ingested into the store; the dashboard over
+ * them. A second run reuses the first: the sweep resumes (nothing left to do when it finished) and the
+ * ingest changes nothing. Sits above every layer, like the CLI.
+ */
+
+export const DEMO_RUN_ID = 'demo';
+
+export interface DemoOptions {
+  /** Where the demo keeps its runs (default .infx, beside the store). */
+  dir: string;
+  db: string;
+  timeScale: number;
+  /** A quicker demo: only concurrencies up to this. */
+  maxConc: number | undefined;
+  version: string;
+}
+
+/** examples/ of the package, from sources or from the bundle. */
+export function examplesDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++, dir = dirname(dir)) {
+    if (existsSync(join(dir, 'examples', 'demo.yaml'))) return join(dir, 'examples');
+  }
+  return join(process.cwd(), 'examples');
+}
+
+export async function demoSweep(
+  o: DemoOptions,
+  hooks: SweepHooks,
+): Promise<{ runDir: string; outcome: SweepOutcome; resumed: boolean }> {
+  const outDir = join(o.dir, 'runs');
+  const runDir = join(outDir, DEMO_RUN_ID);
+  const resumed = existsSync(manifestPath(runDir));
+  if (!resumed) {
+    const examples = examplesDir();
+    await createRun({
+      source: {
+        kind: 'configs',
+        request: {
+          command: 'full-sweep',
+          configFiles: [join(examples, 'demo.yaml')],
+          runnerConfig: join(examples, 'runners.yaml'),
+          evalMode: 'no-evals',
+          evalGrouping: 'reference',
+          options: { stepSize: 2, maxConc: o.maxConc },
+        },
+      },
+      outDir,
+      runId: DEMO_RUN_ID,
+      seed: 0,
+      options: { executor: 'local', retries: 1, failFast: false, canary: false, parallel: 1, slurm: null },
+      bench: {
+        numPrompts: null,
+        warmup: null,
+        randomRangeRatio: 0.8,
+        endpoint: 'completions',
+        tokenizer: null,
+        seed: 0,
+        maxFailureRate: 0.05,
+        requestTimeoutS: 600,
+      },
+      engine: {
+        kind: 'sim',
+        container: 'none',
+        simTimeScale: o.timeScale,
+        readyTimeoutS: 60,
+        acceptance: 'golden',
+      },
+      faults: [],
+      version: o.version,
+    });
+  }
+  const { outcome } = await executeRun(runDir, 'missing', hooks);
+  return { runDir, outcome, resumed };
+}
+
+export async function demoIngest(o: DemoOptions, runDir: string): Promise<IngestReport> {
+  const store = await openStore(o.db);
+  try {
+    return await ingestRunDir(store, runDir, { status: 'official' });
+  } finally {
+    await store.close();
+  }
+}
