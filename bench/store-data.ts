@@ -13,7 +13,8 @@ export const WORKLOADS: [number, number][] = [
   [1024, 1024],
   [8192, 1024],
 ];
-const RUNNERS = [
+/** Every accelerator of the catalog, as runner labels. */
+export const RUNNERS = [
   'h100',
   'h200',
   'b200',

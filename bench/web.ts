@@ -28,7 +28,7 @@ import { writeRun } from '../src/store/write.ts';
 import { startWebServer } from '../src/web/server.ts';
 import { findUiDir } from '../src/web/static.ts';
 import type { PageDocument } from '../test/page-dom.ts';
-import { asRun, benchPoints, MODELS, percentile, WORKLOADS } from './store-data.ts';
+import { asRun, benchPoints, MODELS, percentile, RUNNERS, WORKLOADS } from './store-data.ts';
 
 // In page.evaluate callbacks only: they run in Chromium.
 declare const document: PageDocument;
@@ -52,18 +52,7 @@ const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 /** 500 configs (10 GPUs × 2 engines × 5 topologies × 5 precisions) × 10 concurrencies: one 5,000-point chart. */
 function renderPoints(): SyntheticPoint[] {
   const out: SyntheticPoint[] = [];
-  for (const runner of [
-    'h100',
-    'h200',
-    'b200',
-    'b300',
-    'gb200',
-    'gb300',
-    'mi300x',
-    'mi325x',
-    'mi355x',
-    'rtx6000pro',
-  ])
+  for (const runner of RUNNERS)
     for (const framework of ['sglang', 'vllm'])
       for (const [tp, ep] of [
         [1, 1],
