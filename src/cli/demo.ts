@@ -63,14 +63,24 @@ async function demo(f: DemoFlags, io: CliIO, version: string): Promise<number> {
   io.stderr(formatIngestReport(report));
   if (f.exitAfterIngest) return report.ingested > 0 ? 0 : 1;
 
-  const { startWebServer } = await import('../web/server.ts');
-  const server = await startWebServer({
-    db: options.db,
-    port: f.port,
-    host: f.host,
-    runsDirs: [join(f.dir, 'runs')],
-    log: (line) => io.stderr(`${line}\n`),
-  });
+  const { listenErrorMessage, startWebServer } = await import('../web/server.ts');
+  let server: Awaited<ReturnType<typeof startWebServer>>;
+  try {
+    server = await startWebServer({
+      db: options.db,
+      port: f.port,
+      host: f.host,
+      runsDirs: [join(f.dir, 'runs')],
+      log: (line) => io.stderr(`${line}\n`),
+    });
+  } catch (err) {
+    const listen = listenErrorMessage(err, f.host, f.port);
+    if (!listen) throw err;
+    io.stderr(
+      `error: ${listen}; the results are stored: \`infx serve --db ${options.db} --port N\` shows them\n`,
+    );
+    return 1;
+  }
   io.stdout(`infx demo: the dashboard is at ${server.url}  (Ctrl-C to stop)\n`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

@@ -37,7 +37,7 @@ export function registerServe(program: Command, io: CliIO, setExit: (code: numbe
       collect,
     )
     .action(async (flags: ServeFlags) => {
-      const [{ defaultDbUrl, parseStoreUrl }, { startWebServer }] = await Promise.all([
+      const [{ defaultDbUrl, parseStoreUrl }, { listenErrorMessage, startWebServer }] = await Promise.all([
         import('../store/db.ts'),
         import('../web/server.ts'),
       ]);
@@ -64,11 +64,9 @@ export function registerServe(program: Command, io: CliIO, setExit: (code: numbe
           log: (line) => io.stderr(`${line}\n`),
         });
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-          io.stderr(
-            `error: cannot listen on ${flags.host}:${flags.port} (${code}): choose another --port (0: any free one) or --host\n`,
-          );
+        const listen = listenErrorMessage(err, flags.host, flags.port);
+        if (listen) {
+          io.stderr(`error: ${listen}\n`);
           setExit(1);
           return;
         }

@@ -147,3 +147,10 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     },
   };
 }
+
+/** What to tell a user whose server could not listen (port taken, not allowed, no such address); else null. */
+export function listenErrorMessage(err: unknown, host: string, port: number, flag = '--port'): string | null {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') return null;
+  return `cannot listen on ${host}:${port} (${code}): choose another ${flag} (0: any free one) or --host`;
+}
