@@ -1,3 +1,4 @@
+import { listAccelerators } from '../src/catalog/index.ts';
 import type { SingleNodeFixedRow } from '../src/schema/matrix-row.ts';
 import type { RunRows } from '../src/store/rows.ts';
 import { type SyntheticPoint, syntheticRow } from '../src/store/synthetic.ts';
@@ -14,18 +15,7 @@ export const WORKLOADS: [number, number][] = [
   [8192, 1024],
 ];
 /** Every accelerator of the catalog, as runner labels. */
-export const RUNNERS = [
-  'h100',
-  'h200',
-  'b200',
-  'b300',
-  'gb200',
-  'gb300',
-  'mi300x',
-  'mi325x',
-  'mi355x',
-  'rtx6000pro',
-];
+export const RUNNERS = listAccelerators().map((a) => a.id);
 const FRAMEWORKS = ['sglang', 'vllm'];
 const TOPOLOGIES: [number, number][] = [
   [1, 1],

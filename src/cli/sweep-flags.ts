@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { CONTAINER_RUNTIMES, type ContainerRuntime, type EngineKind } from '../schema/engine-launch.ts';
 import type { PointEngine } from '../schema/run-dir.ts';
-import { type BenchDefaults, type FaultRule, parseFaultRule } from '../sweep/points.ts';
+import { type BenchDefaults, type FaultRule, parseFaultRule, REFERENCE_BENCH } from '../sweep/points.ts';
 import { nonNegativeInt, numberIn, parseIntArg, positiveInt } from './common.ts';
 
 /** Flags that say how every point runs, shared by `infx sweep` and `infx sweep point`. */
@@ -56,21 +56,31 @@ export function pointFlags(cmd: Command): Command {
     )
     .option('--num-prompts <n>', 'measured requests per point (default 10 x concurrency)', positiveInt)
     .option('--warmup <n>', 'warmup requests per point (default 2 x concurrency)', nonNegativeInt)
-    .option('--random-range-ratio <r>', 'lengths are drawn uniformly from [r*L, L]', numberIn(0, 1), 0.8)
+    .option(
+      '--random-range-ratio <r>',
+      'lengths are drawn uniformly from [r*L, L]',
+      numberIn(0, 1),
+      REFERENCE_BENCH.randomRangeRatio,
+    )
     .addOption(
       new Option('--endpoint <kind>', 'API the client drives')
         .choices(['chat', 'completions'])
         .default('completions'),
     )
     .option('--tokenizer <dir>', 'Hugging Face tokenizer directory (default: built-in o200k_base)')
-    .option('--seed <n>', 'seed of prompts and simulated acceptance', parseIntArg, 0)
+    .option('--seed <n>', 'seed of prompts and simulated acceptance', parseIntArg, REFERENCE_BENCH.seed)
     .option(
       '--max-failure-rate <r>',
       'a point fails above this fraction of failed requests',
       numberIn(0, 1),
-      0.05,
+      REFERENCE_BENCH.maxFailureRate,
     )
-    .option('--request-timeout <s>', 'per-request timeout in seconds', positive, 21600)
+    .option(
+      '--request-timeout <s>',
+      'per-request timeout in seconds',
+      positive,
+      REFERENCE_BENCH.requestTimeoutS,
+    )
     .option(
       '--sim-fault <rule...>',
       'simulated engine fault injection: SELECTOR=no-start|hang|crash-after:N[@ATTEMPTS]; SELECTOR is part of a point id or #N',

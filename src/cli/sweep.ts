@@ -2,15 +2,20 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { DEFAULT_RUNNER_CONFIG, type GeneratorRequest } from '../matrix/build.ts';
-import { SEQ_LEN_NAMES } from '../matrix/naming.ts';
-import { SCENARIO_TYPES } from '../schema/enums.ts';
 import type { RunOptions } from '../schema/run-dir.ts';
 import { checkRunId, createRun, type NewRunRequest, planRun, type SweepSource } from '../sweep/create-run.ts';
 import { plannedLaunches } from '../sweep/execute.ts';
 import { formatPlan } from '../sweep/format.ts';
 import { manifestPath } from '../sweep/run-dir.ts';
-import { collectInts, nonNegativeInt, parseIntArg, positiveInt } from './common.ts';
+import { collectInts, nonNegativeInt, positiveInt } from './common.ts';
 import type { CliIO } from './io.ts';
+import {
+  type FullSweepFlags,
+  fullSweepFlags,
+  fullSweepOptions,
+  rowFilterFlags,
+  rowFilterOptions,
+} from './matrix-flags.ts';
 import { sweepErrorCode, UsageError } from './sweep-errors.ts';
 import { benchDefaults, engineDefaults, faultRules, type PointFlags, pointFlags } from './sweep-flags.ts';
 import { runAndReport } from './sweep-run.ts';
@@ -18,25 +23,11 @@ import { registerSweepTools } from './sweep-tools.ts';
 
 /** `infx sweep`: run a matrix, one fresh engine per point, into a run directory. */
 
-interface SweepFlags extends PointFlags {
+interface SweepFlags extends PointFlags, FullSweepFlags {
   configFiles?: string[];
   runnerConfig: string;
   configKeys?: string[];
   conc?: number[];
-  modelPrefix?: string[];
-  precision?: string[];
-  framework?: string[];
-  runnerType?: string[];
-  stepSize: number;
-  minConc?: number;
-  maxConc?: number;
-  maxTp?: number;
-  maxEp?: number;
-  singleNode?: boolean;
-  multiNode?: boolean;
-  runnerNodeFilter?: string;
-  scenarioType?: (typeof SCENARIO_TYPES)[number][];
-  seqLens?: (typeof SEQ_LEN_NAMES)[number][];
   matrix?: string;
   out: string;
   runId?: string;
@@ -66,31 +57,13 @@ function source(f: SweepFlags): SweepSource {
     evalMode: 'no-evals' as const,
     evalGrouping: 'reference' as const,
   };
-  const shared = {
-    runnerNodeFilter: f.runnerNodeFilter,
-    scenarioTypes: f.scenarioType,
-    seqLens: f.seqLens,
-  };
   const request: GeneratorRequest = f.configKeys
-    ? { ...base, command: 'test-config', options: { ...shared, configKeys: f.configKeys, conc: f.conc } }
-    : {
+    ? {
         ...base,
-        command: 'full-sweep',
-        options: {
-          ...shared,
-          modelPrefix: f.modelPrefix,
-          precision: f.precision,
-          framework: f.framework,
-          runnerType: f.runnerType,
-          stepSize: f.stepSize,
-          minConc: f.minConc,
-          maxConc: f.maxConc,
-          maxTp: f.maxTp,
-          maxEp: f.maxEp,
-          singleNode: f.singleNode,
-          multiNode: f.multiNode,
-        },
-      };
+        command: 'test-config',
+        options: { ...rowFilterOptions(f), configKeys: f.configKeys, conc: f.conc },
+      }
+    : { ...base, command: 'full-sweep', options: fullSweepOptions(f) };
   return { kind: 'configs', request };
 }
 
@@ -151,32 +124,25 @@ async function sweep(f: SweepFlags, io: CliIO, version: string): Promise<number>
   return runAndReport(runDir, 'missing', io);
 }
 
+/** Where the points come from: the matrix generator's flags, or a matrix file. */
+function sourceFlags(cmd: Command): Command {
+  return fullSweepFlags(
+    rowFilterFlags(
+      cmd
+        .option('--config-files <files...>', 'master config YAML files (as infx matrix)')
+        .option('--runner-config <path>', 'runner config', DEFAULT_RUNNER_CONFIG)
+        .option('--config-keys <keys...>', 'only these config keys or globs (as infx matrix test-config)')
+        .option('--conc <values...>', 'with --config-keys: only these concurrencies', collectInts),
+    ),
+  ).option('--matrix <rows.json>', 'run the rows of a matrix file (infx matrix output) instead');
+}
+
 export function registerSweep(program: Command, io: CliIO, setExit: (code: number) => void, version: string) {
   const cmd = pointFlags(
-    program
-      .command('sweep')
+    sourceFlags(program.command('sweep'))
       .description(
         'run benchmark points (from master configs or a matrix file), a fresh engine per point, into a run directory',
       )
-      .option('--config-files <files...>', 'master config YAML files (as infx matrix)')
-      .option('--runner-config <path>', 'runner config', DEFAULT_RUNNER_CONFIG)
-      .option('--config-keys <keys...>', 'only these config keys or globs (as infx matrix test-config)')
-      .option('--conc <values...>', 'with --config-keys: only these concurrencies', collectInts)
-      .option('--model-prefix <prefixes...>', 'keep configs whose key starts with one of these')
-      .option('--precision <values...>', 'keep configs with this precision')
-      .option('--framework <values...>', 'keep configs with this framework')
-      .option('--runner-type <labels...>', 'keep configs of these runners.yaml labels')
-      .option('--step-size <n>', 'geometric step of concurrency ranges', parseIntArg, 2)
-      .option('--min-conc <n>', 'lowest concurrency', parseIntArg)
-      .option('--max-conc <n>', 'highest concurrency', parseIntArg)
-      .option('--max-tp <n>', 'drop single-node points with a larger tp', parseIntArg)
-      .option('--max-ep <n>', 'clamp single-node ep to at most this', parseIntArg)
-      .option('--single-node', 'only single-node configs')
-      .option('--multi-node', 'only multi-node configs')
-      .option('--runner-node-filter <substr>', 'expand rows to the runner nodes whose name contains SUBSTR')
-      .addOption(new Option('--scenario-type <types...>', 'only these scenarios').choices(SCENARIO_TYPES))
-      .addOption(new Option('--seq-lens <names...>', 'only these sequence families').choices(SEQ_LEN_NAMES))
-      .option('--matrix <rows.json>', 'run the rows of a matrix file (infx matrix output) instead')
       .option('--out <dir>', 'folder of run directories', 'runs')
       .option('--run-id <id>', 'name of the new run (default: time-based)')
       .addOption(

@@ -6,6 +6,7 @@ import { openStore } from '../store/db.ts';
 import { ingestRunDir } from '../store/ingest.ts';
 import { createRun } from '../sweep/create-run.ts';
 import { executeRun } from '../sweep/execute.ts';
+import { REFERENCE_BENCH } from '../sweep/points.ts';
 import { manifestPath } from '../sweep/run-dir.ts';
 import type { SweepHooks, SweepOutcome } from '../sweep/sweep.ts';
 
@@ -62,16 +63,7 @@ export async function demoSweep(
       runId: DEMO_RUN_ID,
       seed: 0,
       options: { executor: 'local', retries: 1, failFast: false, canary: false, parallel: 1, slurm: null },
-      bench: {
-        numPrompts: null,
-        warmup: null,
-        randomRangeRatio: 0.8,
-        endpoint: 'completions',
-        tokenizer: null,
-        seed: 0,
-        maxFailureRate: 0.05,
-        requestTimeoutS: 600,
-      },
+      bench: { ...REFERENCE_BENCH, requestTimeoutS: 600 },
       engine: {
         kind: 'sim',
         container: 'none',

@@ -1,20 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { agenticRow, fixedRow, multiRow } from '../../test/rows.ts';
-import { type PlanPointsOptions, parseFaultRule, planPoints, SweepPlanError } from './points.ts';
+import {
+  type PlanPointsOptions,
+  parseFaultRule,
+  planPoints,
+  REFERENCE_BENCH,
+  SweepPlanError,
+} from './points.ts';
 
 const options = (over: Partial<PlanPointsOptions> = {}): PlanPointsOptions => ({
   runId: 'r1',
   canary: false,
-  bench: {
-    numPrompts: null,
-    warmup: null,
-    randomRangeRatio: 0.8,
-    endpoint: 'completions',
-    tokenizer: null,
-    seed: 7,
-    maxFailureRate: 0.05,
-    requestTimeoutS: 600,
-  },
+  bench: { ...REFERENCE_BENCH, seed: 7, requestTimeoutS: 600 },
   engine: { kind: 'sim', container: 'none', simTimeScale: 10, readyTimeoutS: 60, acceptance: 'golden' },
   faults: [],
   ...over,

@@ -18,6 +18,18 @@ export interface BenchDefaults extends Omit<PointBench, 'isl' | 'osl' | 'numProm
   warmup: number | null;
 }
 
+/** The reference client's settings (client-metrics-spec §1), what `infx sweep` runs with when no flag says otherwise. */
+export const REFERENCE_BENCH: BenchDefaults = {
+  numPrompts: null,
+  warmup: null,
+  randomRangeRatio: 0.8,
+  endpoint: 'completions',
+  tokenizer: null,
+  seed: 0,
+  maxFailureRate: 0.05,
+  requestTimeoutS: 21600,
+};
+
 /** A fault for the points whose id contains `match` (or the n-th point with `#n`). */
 export interface FaultRule {
   match: string;

@@ -5,7 +5,7 @@ import { tmpDir } from '../../test/helpers.ts';
 import { fixedRow } from '../../test/rows.ts';
 import type { PointPhase, PointStatus, RunManifest, RunOptions } from '../schema/run-dir.ts';
 import type { AttemptJob, PointExecutor } from './executors/types.ts';
-import { planPoints } from './points.ts';
+import { planPoints, REFERENCE_BENCH } from './points.ts';
 import { ATTEMPT_FILES, writeJson, writeManifest } from './run-dir.ts';
 import { runSweep, type Selection } from './sweep.ts';
 
@@ -76,16 +76,7 @@ async function run(
   const { points } = planPoints(rows, {
     runId: 'r',
     canary: opts.canary ?? false,
-    bench: {
-      numPrompts: null,
-      warmup: null,
-      randomRangeRatio: 0.8,
-      endpoint: 'completions',
-      tokenizer: null,
-      seed: 0,
-      maxFailureRate: 0.05,
-      requestTimeoutS: 60,
-    },
+    bench: { ...REFERENCE_BENCH, requestTimeoutS: 60 },
     engine: { kind: 'sim', container: 'none', simTimeScale: 1, readyTimeoutS: 60, acceptance: 'golden' },
     faults: [],
   });

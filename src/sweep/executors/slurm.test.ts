@@ -2,23 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { fixedRow, multiRow, rowWorker } from '../../../test/rows.ts';
 import type { MatrixRow } from '../../schema/matrix-row.ts';
 import type { PointSpec } from '../../schema/run-dir.ts';
-import { planPoints } from '../points.ts';
+import { planPoints, REFERENCE_BENCH } from '../points.ts';
 import { jobSize, pointJobScript } from './slurm.ts';
 
 function spec(row: MatrixRow, kind: 'sim' | 'recipe' = 'recipe'): PointSpec {
   const { points } = planPoints([row], {
     runId: 'r7',
     canary: false,
-    bench: {
-      numPrompts: null,
-      warmup: null,
-      randomRangeRatio: 0.8,
-      endpoint: 'completions',
-      tokenizer: null,
-      seed: 0,
-      maxFailureRate: 0.05,
-      requestTimeoutS: 60,
-    },
+    bench: { ...REFERENCE_BENCH, requestTimeoutS: 60 },
     engine: { kind, container: 'srun', simTimeScale: null, readyTimeoutS: 60, acceptance: 'golden' },
     faults: [],
   });
