@@ -107,6 +107,7 @@ function load(url: string, reqs: LoadRequest[], concurrency: number, warmup: num
       apiKey: null,
     },
     requests: reqs,
+    lockstep: false,
     warmup,
     concurrency,
     workers: arg('workers', 1),

@@ -57,6 +57,7 @@ export function load(
     arrivalOffsetsMs: null,
     signal: new AbortController().signal,
     ...opts,
+    lockstep: opts.lockstep ?? false,
   });
 }
 

@@ -2,9 +2,13 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MatrixRow } from '../src/schema/matrix-row.ts';
 import { PointResultSchema } from '../src/schema/point-result.ts';
-import { TIME_SCALE_HEADER } from '../src/schema/sim-protocol.ts';
+import type { RequestRecord } from '../src/schema/request-record.ts';
+import { LOCKSTEP_HEADER, TIME_SCALE_HEADER } from '../src/schema/sim-protocol.ts';
+import { predictDisagg } from '../src/sim/engine/predict-disagg.ts';
 import { type SimServer, startSimServer } from '../src/sim/serve/server.ts';
+import { setupFromRow } from '../src/sim/serve/setup-from.ts';
 import { loadTokenizer } from '../src/workload/tokenizers.ts';
 import { spawnServer } from './client-helpers.ts';
 import { runCli, tmpDir } from './helpers.ts';
@@ -108,6 +112,84 @@ describe('infx sim serve', () => {
   });
 });
 
+/** Streams one completion, returning its chunks' `infx` stamps. */
+async function stamps(url: string, maxTokens: number, lockstep?: string): Promise<Record<string, number>[]> {
+  const res = await fetch(`${url}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(lockstep ? { [LOCKSTEP_HEADER]: lockstep } : {}) },
+    body: JSON.stringify({
+      model: MODEL,
+      prompt: 'hello there',
+      max_tokens: maxTokens,
+      stream: true,
+      ignore_eos: true,
+    }),
+  });
+  expect(res.status).toBe(200);
+  const text = await res.text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('data: {'))
+    .map((l) => (JSON.parse(l.slice(6)) as { infx: Record<string, number> }).infx);
+}
+
+describe('the engine clock of infx sim serve', () => {
+  it('stamps every chunk with engine time, and the first with the arrival', async () => {
+    const s = await stamps(server.url, 5);
+    expect(s[0]).toHaveProperty('arrival');
+    const ts = s.map((x) => x.t!);
+    for (let i = 1; i < 5; i++) expect(ts[i]!).toBeGreaterThan(ts[i - 1]!);
+    expect(ts[0]!).toBeGreaterThan(s[0]!.arrival!);
+    const clock = (await (await fetch(`${server.url}/infx/clock`)).json()) as Record<string, number>;
+    expect(clock).toMatchObject({ time_scale: 50 });
+    expect(clock.steps).toBeGreaterThan(0);
+    expect(clock.now_ms).toBeGreaterThan(ts[4]!);
+  });
+
+  it('holds its clock until a lockstep client has sent what it owes', async () => {
+    const phase = `phase=hold-${Date.now()}`;
+    const first = stamps(server.url, 3, `${phase};conc=2;total=2;index=0`);
+    // 100 wall ms = 5 simulated seconds at 50x: without the hold the second would arrive that much later.
+    await new Promise((r) => setTimeout(r, 100));
+    const second = stamps(server.url, 3, `${phase};conc=2;total=2;index=1`);
+    const [a, b] = await Promise.all([first, second]);
+    expect(b[0]!.arrival).toBe(a[0]!.arrival);
+    expect(b[0]!.t).toBe(a[0]!.t); // prefilled in the same step
+  });
+
+  it('gives up on a client that owes a request for longer than the lockstep timeout, and counts it', async () => {
+    const tokenizer = await loadTokenizer();
+    const s = await startSimServer({
+      setup: { model: MODEL, hardware: 'h100' },
+      timeScale: 50,
+      tokenize: tokenizer.encode,
+      lockstepTimeoutMs: 200,
+    });
+    try {
+      const t0 = performance.now();
+      const got = await stamps(s.url, 3, 'phase=lonely;conc=2;total=2;index=0');
+      expect(got).toHaveLength(4); // three tokens and the finish chunk
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(190);
+      const clock = (await (await fetch(`${s.url}/infx/clock`)).json()) as Record<string, number>;
+      expect(clock.lockstep_timeouts).toBe(1);
+      const metrics = await (await fetch(`${s.url}/metrics`)).text();
+      expect(metrics).toMatch(/^infx_sim_lockstep_timeouts_total\{[^}]*\} 1$/m);
+      // A bad header is refused, naming it.
+      const bad = await fetch(`${s.url}/v1/completions`, {
+        method: 'POST',
+        headers: { [LOCKSTEP_HEADER]: 'phase=x;conc=0;total=1;index=0' },
+        body: JSON.stringify({ model: MODEL, prompt: 'x', max_tokens: 2 }),
+      });
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { error: { message: string } }).error.message).toContain(
+        `invalid ${LOCKSTEP_HEADER} header`,
+      );
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('infx bench against infx sim serve', () => {
   it('draws a plausible curve in simulated time: throughput/GPU rises, interactivity falls', async () => {
     // The engine in its own process: sharing this thread would make the client measure itself.
@@ -149,7 +231,7 @@ describe('infx bench against infx sim serve', () => {
       expect(out.code).toBe(0);
       expect(existsSync(join(dir, 'result.json'))).toBe(true);
       const r = PointResultSchema.parse(JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')));
-      expect(r.target.timeScale).toBe(10);
+      expect(r.engine).toMatchObject({ kind: 'simulated', timeScale: 10, clock: 'engine', lockstep: true });
       points.push({
         conc,
         tput: r.throughput.perGpu.total!,
@@ -271,6 +353,29 @@ describe('infx sim serve --point with a disaggregated row', () => {
       expect(r.counts.completed).toBe(8);
       expect(r.throughput.perGpu.output).toBeCloseTo(r.throughput.outputTokensPerS! / 8, 6);
       expect(r.latency.ttftMs.median).toBeGreaterThan(0);
+      expect(r.engine).toMatchObject({ kind: 'simulated', clock: 'engine', lockstep: true });
+      // Every pool on one clock: the point matches the same requests co-simulated in virtual time.
+      const records = readFileSync(join(dir, 'requests.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as RequestRecord)
+        .filter((q) => q.phase === 'benchmark')
+        .sort((a, b) => a.index - b.index);
+      const setup = setupFromRow(row as unknown as MatrixRow);
+      if (!('prefill' in setup)) throw new Error('expected a disaggregated setup');
+      const want = predictDisagg(setup, {
+        isl: 1024,
+        osl: 64,
+        concurrency: 4,
+        method: 'as-measured',
+        requests: records.map((q) => ({
+          promptTokens: q.inputTokens.server!,
+          outputTokens: q.outputTokens.server!,
+        })),
+      });
+      expect(r.interactivity.median! / want.interactivity - 1).toBeCloseTo(0, 1);
+      expect(Math.abs(r.throughput.perGpu.total! / want.throughputPerGpu - 1)).toBeLessThan(0.05);
+      expect(Math.abs(r.latency.ttftMs.median! / want.ttftMs.median - 1)).toBeLessThan(0.05);
     } finally {
       await sim.stop();
     }

@@ -67,7 +67,7 @@ describe('infx sweep --engine recipe', () => {
     expect(point.launch?.processes[0]?.env).toEqual({ INFX_RECIPE_MARK: 'conc 2' });
     expect(PointStatusSchema.parse(readJson(join(dir, 'status.json'))).status).toBe('ok');
     const result = PointResultSchema.parse(readJson(join(dir, 'result.json')));
-    expect(result.target.timeScale).toBe(20);
+    expect(result.engine).toMatchObject({ kind: 'simulated', timeScale: 20, clock: 'engine' });
     expect(readFileSync(join(dir, 'server.log'), 'utf8')).toContain('=== infx: starting server: node');
     expect(processesMentioning(runDir)).toEqual([]);
   }, 60_000);

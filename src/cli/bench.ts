@@ -47,6 +47,7 @@ interface Flags {
   workers: number | 'auto';
   out: string;
   format: 'infx' | 'inferencex';
+  clock: 'auto' | 'wall';
 }
 
 export function registerBench(program: Command, io: CliIO, setExit: (code: number) => void, version: string) {
@@ -110,6 +111,14 @@ export function registerBench(program: Command, io: CliIO, setExit: (code: numbe
       workers,
       'auto' as const,
     )
+    .addOption(
+      new Option(
+        '--clock <clock>',
+        "against infx's simulated engine: auto (its own clock, in lockstep) or wall (the client's clock, as against any server)",
+      )
+        .choices(['auto', 'wall'])
+        .default('auto'),
+    )
     .requiredOption('--out <dir>', 'folder for requests.jsonl and result.json')
     .addOption(
       new Option(
@@ -151,6 +160,7 @@ async function bench(flags: Flags, io: CliIO, version: string): Promise<number> 
     formats: flags.format === 'inferencex' ? ['infx', 'inferencex'] : ['infx'],
     apiKey: process.env.OPENAI_API_KEY ?? null,
     version,
+    clock: flags.clock,
   };
   const sink = { write: io.stderr, isTTY: io.stderrIsTTY ?? io.isTTY };
   const controller = new AbortController();

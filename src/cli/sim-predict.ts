@@ -13,6 +13,8 @@ interface PredictFlags {
   acceptanceLength?: number;
   rangeRatio?: number;
   seed?: number;
+  asMeasured?: boolean;
+  numPrompts?: number;
 }
 
 function parseFraction(value: string): number {
@@ -70,6 +72,15 @@ export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: numb
       parseFraction,
     )
     .option('--seed <n>', 'seed of request lengths and acceptance draws (default 0)', parseIntArg)
+    .option(
+      '--as-measured',
+      'predict what infx bench measures (N requests from an idle engine, the whole window) instead of the steady state',
+    )
+    .option(
+      '--num-prompts <n>',
+      'with --as-measured: requests per point (default 10 x concurrency)',
+      parseIntArg,
+    )
     .action(async (file: string | undefined, flags: PredictFlags) => {
       try {
         const input = await readRows(file, io);
@@ -84,6 +95,8 @@ export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: numb
           acceptanceLength: flags.acceptanceLength,
           rangeRatio: flags.rangeRatio,
           seed: flags.seed,
+          ...(flags.asMeasured ? { method: 'as-measured' as const } : {}),
+          ...(flags.numPrompts !== undefined ? { numPrompts: flags.numPrompts } : {}),
         });
         if (outcomes.length === 0) io.stderr('note: the input holds no matrix rows\n');
         if (flags.format === 'json') io.stdout(`${JSON.stringify(outcomes, null, 2)}\n`);

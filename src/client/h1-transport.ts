@@ -30,13 +30,17 @@ export function createH1Transport(config: TransportConfig): Transport {
   const port = Number(url.port || 80);
   const idle: Conn[] = [];
   const all = new Set<Conn>();
-  const headFor = (length: number) =>
-    Buffer.from(
+  const headFor = (length: number, extra: Readonly<Record<string, string>> | null | undefined) => {
+    let lines = '';
+    // Header values come from infx itself (the lockstep tag): CR and LF can never split the request.
+    if (extra) for (const [k, v] of Object.entries(extra)) lines += `${k}: ${v.replace(/[\r\n]/g, ' ')}\r\n`;
+    return Buffer.from(
       `POST ${config.path} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
         `Accept: text/event-stream\r\nConnection: keep-alive\r\nContent-Length: ${length}\r\n` +
-        `${config.apiKey ? `Authorization: Bearer ${config.apiKey}\r\n` : ''}\r\n`,
+        `${config.apiKey ? `Authorization: Bearer ${config.apiKey}\r\n` : ''}${lines}\r\n`,
       'latin1',
     );
+  };
 
   function open(): Conn {
     const conn: Conn = { socket: null as unknown as net.Socket, onData: null, onEnd: null, dead: false };
@@ -71,7 +75,11 @@ export function createH1Transport(config: TransportConfig): Transport {
     return conn;
   }
 
-  function send(body: Buffer, signal: AbortSignal): Promise<Outcome> {
+  function send(
+    body: Buffer,
+    signal: AbortSignal,
+    headers?: Readonly<Record<string, string>> | null,
+  ): Promise<Outcome> {
     return new Promise((resolve) => {
       const consumer = new ResponseConsumer(config.endpoint);
       let firstByteMs: number | null = null;
@@ -146,7 +154,7 @@ export function createH1Transport(config: TransportConfig): Transport {
       if (signal.aborted) return onAbort();
       sentMs = monotonicMs();
       conn.socket.cork();
-      conn.socket.write(headFor(body.length));
+      conn.socket.write(headFor(body.length, headers));
       conn.socket.write(body, () => {
         writing = false;
       });

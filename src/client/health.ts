@@ -50,10 +50,15 @@ function quantile(sorted: readonly number[], p: number): number | null {
   return lo + (k - f) * (hi - lo);
 }
 
+/**
+ * `paceFree`: the figures are on a lockstep engine's clock, which waits for the client, so the client's
+ * pace cannot move them; its health is still reported, but never makes the point client-limited.
+ */
 export function assessClient(
   threads: readonly ThreadHealth[],
   sendLagsMs: readonly number[],
   cpuPercent: number | null,
+  paceFree = false,
 ): ClientHealth {
   const worst = (f: (t: ThreadHealth) => number) => (threads.length ? Math.max(...threads.map(f)) : null);
   const lags = [...sendLagsMs].sort((a, b) => a - b);
@@ -85,6 +90,12 @@ export function assessClient(
     health.reasons.push(
       `requests left the client late: send lag p99 ${lag.toFixed(1)} ms (limit ${CLIENT_LIMITS.sendLagP99Ms} ms)`,
     );
+  if (paceFree && health.reasons.length > 0) {
+    health.reasons = health.reasons.map(
+      (r) => `${r} (no effect: the figures are on the lockstep engine's clock)`,
+    );
+    return health;
+  }
   health.clientLimited = health.reasons.length > 0;
   return health;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { RequestRecord } from '../schema/request-record.ts';
 import { monotonicMs } from './clock.ts';
@@ -26,10 +27,17 @@ export interface LoadOptions {
   warmup: number;
   concurrency: number;
   workers: number;
-  /** Offsets from the start of the measured phase; null for a closed loop (request rate inf). */
+  /**
+   * Offsets from the start of the measured phase; null for a closed loop (request rate inf). With
+   * lockstep they are on the engine clock (the engine holds each request until it is due).
+   */
   arrivalOffsetsMs: Float64Array | null;
+  /** Lockstep with a simulated engine that announced the engine-clock protocol (schema/sim-protocol.ts). */
+  lockstep: boolean;
   signal: AbortSignal;
   onProgress?: (p: LoadProgress) => void;
+  /** Awaited just before the measured phase starts and just after it ends (e.g. to read engine counters). */
+  aroundMeasurement?: { before(): Promise<void>; after(): Promise<void> };
 }
 
 export interface LoadProgress {
@@ -41,6 +49,27 @@ export interface LoadProgress {
   outputTokens: number;
   /** Since the phase started. */
   elapsedMs: number;
+  /** Engine time the phase's finished requests span (engine clock), or null without engine stamps. */
+  engineElapsedMs: number | null;
+}
+
+/** The engine-clock span of a phase's finished requests: first arrival to last token. */
+export class EngineSpan {
+  first = Number.POSITIVE_INFINITY;
+  last = Number.NEGATIVE_INFINITY;
+  add(r: RequestRecord): void {
+    const e = r.engine;
+    if (e === null) return;
+    this.first = Math.min(this.first, e.arrivalMs);
+    this.last = Math.max(this.last, e.lastTokenMs ?? e.arrivalMs);
+  }
+  merge(first: number, last: number): void {
+    this.first = Math.min(this.first, first);
+    this.last = Math.max(this.last, last);
+  }
+  get ms(): number | null {
+    return this.last >= this.first ? this.last - this.first : null;
+  }
 }
 
 export interface LoadResult {
@@ -64,6 +93,7 @@ export class PhaseSink {
   private failed = 0;
   private outputTokens = 0;
   private readonly started = monotonicMs();
+  readonly span = new EngineSpan();
   constructor(
     private readonly phase: Phase,
     private readonly total: number,
@@ -87,6 +117,7 @@ export class PhaseSink {
     this.records.push(record);
     this.texts.push(text);
     this.sendLagsMs.push(sendLagMs);
+    this.span.add(record);
     this.note(record.ok ? 0 : 1, record.outputTokens.server ?? 0);
   }
 
@@ -101,6 +132,7 @@ export class PhaseSink {
       total: this.total,
       outputTokens: this.outputTokens,
       elapsedMs: monotonicMs() - this.started,
+      engineElapsedMs: this.span.ms,
     });
   }
 }
@@ -112,15 +144,18 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const clockOriginUnixMs = Date.now();
   const clockOriginMs = monotonicMs();
   const pool = workers > 1 ? await startWorkers(opts, workers, clockOriginMs) : null;
+  const runTag = randomUUID().slice(0, 8);
   // One transport for both phases: the connections warmup opened are the ones the measurement uses.
   const transport = pool ? pool : createTransport(opts.transport);
   try {
-    const warm = await phase(opts, transport, 'warmup', opts.warmup, clockOriginMs);
+    const warm = await phase(opts, transport, 'warmup', opts.warmup, clockOriginMs, runTag);
+    await opts.aroundMeasurement?.before();
     const cpu0 = process.cpuUsage();
     const t0 = monotonicMs();
-    const bench = await phase(opts, transport, 'benchmark', opts.requests.length, clockOriginMs);
+    const bench = await phase(opts, transport, 'benchmark', opts.requests.length, clockOriginMs, runTag);
     const cpu = process.cpuUsage(cpu0);
     const wallMs = monotonicMs() - t0;
+    await opts.aroundMeasurement?.after();
     return {
       records: [...warm.records, ...bench.records],
       texts: [...warm.texts, ...bench.texts],
@@ -149,12 +184,18 @@ async function phase(
   name: Phase,
   count: number,
   clockOriginMs: number,
+  runTag: string,
 ): Promise<PhaseOutput> {
   if (count === 0 || opts.signal.aborted) return { records: [], texts: [], sendLagsMs: [], threads: [] };
   const offsets = name === 'benchmark' ? opts.arrivalOffsetsMs : null;
   const sink = new PhaseSink(name, count, opts.onProgress);
+  const lockstep = opts.lockstep
+    ? { phase: `${runTag}-${name}`, conc: Math.min(opts.concurrency, count), total: count }
+    : null;
   if ('workers' in via) {
-    return sink.ordered(await runPhaseInWorkers(via, { phase: name, count, offsets }, sink, opts.signal));
+    return sink.ordered(
+      await runPhaseInWorkers(via, { phase: name, count, offsets, lockstep }, sink, opts.signal),
+    );
   }
   const watch = watchThread();
   let next = 0;
@@ -165,6 +206,10 @@ async function phase(
     slots: Math.min(opts.concurrency, count),
     claim: () => (next < count ? next++ : null),
     arrivalMs: offsets ? (i) => startMs + (offsets[i] as number) : () => null,
+    lockstep: lockstep && {
+      ...lockstep,
+      engineDueMs: offsets ? (i: number) => offsets[i] as number : null,
+    },
     ...promptAccess(opts.requests, name),
     clockOriginMs,
     signal: opts.signal,

@@ -1,19 +1,26 @@
 import http from 'node:http';
 import https from 'node:https';
-import { TIME_SCALE_HEADER } from '../schema/sim-protocol.ts';
+import { ENGINE_CLOCK_PROTOCOL, SIMULATOR_HEADER, TIME_SCALE_HEADER } from '../schema/sim-protocol.ts';
 
 /**
- * Before a run: is the server there, which models does it serve, and does it run in scaled time (the
- * simulated engine announces its speed-up in this header, so reported latencies can be read as
- * simulated time)?
+ * Before a run: is the server there, which models does it serve, and is it infx's simulated engine (it
+ * says so in its headers and in /v1/models: its version, its time scale, and whether it keeps the
+ * engine-clock protocol of schema/sim-protocol.ts)?
  */
 
 export interface ServerProbe {
   models: string[];
   timeScale: number | null;
+  /** The simulator's version when the server is infx's simulated (or scripted) engine; else null. */
+  simulator: string | null;
+  /** It stamps chunks with its own clock and keeps lockstep (schema/sim-protocol.ts). */
+  engineClock: boolean;
 }
 
 export class ProbeError extends Error {}
+
+/** A /v1/models answer larger than this is not read further (its model list is all we need). */
+const MAX_BODY_BYTES = 1024 * 1024;
 
 export function probeServer(
   baseUrl: URL,
@@ -24,39 +31,83 @@ export function probeServer(
   const mod = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+    let settled = false;
+    const done = (f: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      f();
+    };
     const req = mod.get(url, { headers, timeout: timeoutMs }, (res) => {
       const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => {
-        const scale = Number(res.headers[TIME_SCALE_HEADER]);
-        const timeScale = Number.isFinite(scale) && scale > 0 ? scale : null;
-        if (res.statusCode !== 200) {
+      let size = 0;
+      const finish = () =>
+        done(() => {
+          const scale = Number(res.headers[TIME_SCALE_HEADER]);
+          const timeScale = Number.isFinite(scale) && scale > 0 ? scale : null;
+          const header = res.headers[SIMULATOR_HEADER];
+          const info =
+            res.statusCode === 200
+              ? describe(Buffer.concat(parts).toString('utf8'))
+              : { models: [], sim: null };
           // Some servers do not serve /v1/models; the run itself will tell whether generation works.
-          resolve({ models: [], timeScale });
-          return;
+          resolve({
+            models: info.models,
+            timeScale,
+            simulator: typeof header === 'string' && header !== '' ? header : (info.sim?.simulator ?? null),
+            engineClock: info.sim?.clock === ENGINE_CLOCK_PROTOCOL,
+          });
+        });
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size <= MAX_BODY_BYTES) parts.push(c);
+        else {
+          finish();
+          res.destroy();
         }
-        resolve({ models: modelIds(Buffer.concat(parts).toString('utf8')), timeScale });
       });
-      res.on('error', reject);
+      res.on('end', finish);
+      res.on('error', (err) => done(() => reject(new ProbeError(`reading ${url.href}: ${err.message}`))));
     });
+    // The socket timeout is per read; this bounds the whole exchange (a server can trickle bytes).
+    const deadline = setTimeout(
+      () => req.destroy(new ProbeError(`no answer from ${url.href} within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
     req.on('timeout', () =>
       req.destroy(new ProbeError(`no answer from ${url.href} within ${timeoutMs / 1000} s`)),
     );
     req.on('error', (err: NodeJS.ErrnoException) =>
-      reject(
-        err instanceof ProbeError
-          ? err
-          : new ProbeError(`cannot reach the server at ${url.href}: ${err.code ?? ''} ${err.message}`.trim()),
+      done(() =>
+        reject(
+          err instanceof ProbeError
+            ? err
+            : new ProbeError(
+                `cannot reach the server at ${url.href}: ${err.code ?? ''} ${err.message}`.trim(),
+              ),
+        ),
       ),
     );
   });
 }
 
-function modelIds(body: string): string[] {
+interface SimInfo {
+  simulator: string | null;
+  clock: unknown;
+}
+
+function describe(body: string): { models: string[]; sim: SimInfo | null } {
   try {
-    const json = JSON.parse(body) as { data?: { id?: unknown }[] };
-    return (json.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === 'string');
+    const json = JSON.parse(body) as { data?: { id?: unknown; infx?: Record<string, unknown> }[] };
+    const data = Array.isArray(json.data) ? json.data : [];
+    const infx = data.find((m) => m?.infx && typeof m.infx === 'object')?.infx;
+    return {
+      models: data.map((m) => m?.id).filter((id): id is string => typeof id === 'string'),
+      sim: infx
+        ? { simulator: typeof infx.simulator === 'string' ? infx.simulator : null, clock: infx.clock }
+        : null,
+    };
   } catch {
-    return [];
+    return { models: [], sim: null };
   }
 }

@@ -35,7 +35,12 @@ export function loadProgressReporter(out: ProgressSink, label: string): (p: Load
   const show = throttled(out);
   return (p) => {
     const secs = p.elapsedMs / 1000;
-    const tput = secs > 0 && p.outputTokens > 0 ? `, ${(p.outputTokens / secs).toFixed(0)} output tok/s` : '';
+    // Against a simulated engine the rate is on its clock, as in the summary; elapsed time stays wall time.
+    const rateSecs = p.engineElapsedMs === null ? secs : p.engineElapsedMs / 1000;
+    const tput =
+      rateSecs > 0 && p.outputTokens > 0
+        ? `, ${(p.outputTokens / rateSecs).toFixed(0)} output tok/s${p.engineElapsedMs === null ? '' : ' (simulated)'}`
+        : '';
     const errors = p.failed > 0 ? `, ${p.failed} errors` : '';
     show(
       `${label} ${p.phase} ${bar(p.done, p.total)} requests${errors}${tput}, ${secs.toFixed(1)} s`,

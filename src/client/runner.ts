@@ -1,4 +1,5 @@
 import type { RequestRecord } from '../schema/request-record.ts';
+import { formatLockstep, LOCKSTEP_HEADER } from '../schema/sim-protocol.ts';
 import { monotonicMs } from './clock.ts';
 import type { Outcome, Transport } from './transport.ts';
 
@@ -21,6 +22,17 @@ export interface PhaseRun {
   claim(): number | null;
   /** Absolute monotonic ms the request may go, or null to go as soon as a lane is free (rate inf). */
   arrivalMs(index: number): number | null;
+  /**
+   * Lockstep with a simulated engine (schema/sim-protocol.ts): each request says which phase it belongs
+   * to, so the engine's clock waits for it. With `engineDueMs` (an open loop on the engine clock) a
+   * request goes as soon as a lane is free, tagged with when it is due, and the engine holds it until then.
+   */
+  lockstep: {
+    phase: string;
+    conc: number;
+    total: number;
+    engineDueMs: ((index: number) => number) | null;
+  } | null;
   promptIndex(index: number): number;
   body(index: number): Buffer;
   maxTokens(index: number): number;
@@ -46,13 +58,25 @@ async function lane(run: PhaseRun, transport: Transport): Promise<void> {
     const freeAt = monotonicMs();
     const index = run.claim();
     if (index === null) return;
-    const arrival = run.arrivalMs(index);
+    const lock = run.lockstep;
+    const arrival = lock?.engineDueMs ? null : run.arrivalMs(index);
     if (arrival !== null && arrival > freeAt) await sleepUntil(arrival, run.signal);
     // Closed loop (rate inf): a request is due when a lane frees. Open loop: when it arrives, so the
     // wait for a free lane counts as queue time (no coordinated omission).
     const scheduled = arrival ?? freeAt;
     const due = Math.max(scheduled, freeAt);
-    const outcome = await transport.send(run.body(index), run.signal);
+    const headers = lock
+      ? {
+          [LOCKSTEP_HEADER]: formatLockstep({
+            phase: lock.phase,
+            conc: lock.conc,
+            total: lock.total,
+            index,
+            atMs: lock.engineDueMs ? lock.engineDueMs(index) : null,
+          }),
+        }
+      : null;
+    const outcome = await transport.send(run.body(index), run.signal, headers);
     const record = toRecord(run, index, scheduled, outcome);
     run.onRecord(record, outcome.stream.text.join(''), outcome.sentMs - due);
   }
@@ -97,6 +121,18 @@ function toRecord(run: PhaseRun, index: number, scheduled: number, o: Outcome): 
     ok: o.error === null,
     error: o.error,
     cancelled: o.cancelled,
+    engine: engineStamps(s.engine),
+  };
+}
+
+function engineStamps(e: Outcome['stream']['engine']): RequestRecord['engine'] {
+  if (e === null || e.arrivalMs === null) return null;
+  return {
+    arrivalMs: us(e.arrivalMs),
+    scheduledMs: e.scheduledMs === null ? null : us(e.scheduledMs),
+    firstTokenMs: e.firstTokenMs === null ? null : us(e.firstTokenMs),
+    lastTokenMs: e.lastTokenMs === null ? null : us(e.lastTokenMs),
+    chunkGapsMs: e.chunkGapsMs.map(us),
   };
 }
 

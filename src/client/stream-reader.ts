@@ -25,6 +25,16 @@ export interface StreamState {
   text: string[];
   /** An error object sent inside the stream, or a payload that was not JSON. */
   streamError: { kind: 'server' | 'malformed'; message: string } | null;
+  /** The simulated engine's own stamps (schema/sim-protocol.ts), when it sends them. */
+  engine: EngineClockState | null;
+}
+
+export interface EngineClockState {
+  arrivalMs: number | null;
+  scheduledMs: number | null;
+  firstTokenMs: number | null;
+  lastTokenMs: number | null;
+  chunkGapsMs: number[];
 }
 
 export function newStreamState(): StreamState {
@@ -40,7 +50,24 @@ export function newStreamState(): StreamState {
     done: false,
     text: [],
     streamError: null,
+    engine: null,
   };
+}
+
+/** Reads the `infx` stamp of a chunk; returns its token time, if any. */
+function engineStamp(state: StreamState, stamp: unknown): number | null {
+  if (stamp === null || typeof stamp !== 'object') return null;
+  const s = stamp as Json;
+  state.engine ??= {
+    arrivalMs: null,
+    scheduledMs: null,
+    firstTokenMs: null,
+    lastTokenMs: null,
+    chunkGapsMs: [],
+  };
+  if (typeof s.arrival === 'number' && Number.isFinite(s.arrival)) state.engine.arrivalMs = s.arrival;
+  if (typeof s.scheduled === 'number' && Number.isFinite(s.scheduled)) state.engine.scheduledMs = s.scheduled;
+  return typeof s.t === 'number' && Number.isFinite(s.t) ? s.t : null;
 }
 
 type Json = Record<string, unknown>;
@@ -68,6 +95,7 @@ export function applyEvent(state: StreamState, endpoint: Endpoint, payload: stri
     state.streamError = { kind: 'server', message: message.slice(0, 500) };
     return false;
   }
+  const engineT = event.infx === undefined ? null : engineStamp(state, event.infx);
   const usage = event.usage as Json | null | undefined;
   if (usage && typeof usage === 'object') {
     if (typeof usage.prompt_tokens === 'number') state.promptTokens = usage.prompt_tokens;
@@ -84,6 +112,12 @@ export function applyEvent(state: StreamState, endpoint: Endpoint, payload: stri
   if (state.firstTokenMs === null) state.firstTokenMs = t;
   else state.chunkGapsMs.push(t - (state.lastTokenMs as number));
   state.lastTokenMs = t;
+  const e = state.engine;
+  if (e !== null && engineT !== null) {
+    if (e.firstTokenMs === null) e.firstTokenMs = engineT;
+    else e.chunkGapsMs.push(engineT - (e.lastTokenMs as number));
+    e.lastTokenMs = engineT;
+  }
   return true;
 }
 

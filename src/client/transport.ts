@@ -30,7 +30,12 @@ export interface Outcome {
 }
 
 export interface Transport {
-  send(body: Buffer, signal: AbortSignal): Promise<Outcome>;
+  /** `headers`: extra request headers (names in lower case), e.g. the lockstep tag. */
+  send(
+    body: Buffer,
+    signal: AbortSignal,
+    headers?: Readonly<Record<string, string>> | null,
+  ): Promise<Outcome>;
   close(): void;
 }
 
@@ -56,7 +61,7 @@ function createHttpsTransport(config: TransportConfig): Transport {
     method: 'POST',
     agent,
   };
-  const send = (body: Buffer, signal: AbortSignal) =>
+  const send = (body: Buffer, signal: AbortSignal, extra?: Readonly<Record<string, string>> | null) =>
     new Promise<Outcome>((resolve) => {
       const consumer = new ResponseConsumer(config.endpoint);
       let firstByteMs: number | null = null;
@@ -70,7 +75,10 @@ function createHttpsTransport(config: TransportConfig): Transport {
         signal.removeEventListener('abort', onAbort);
         resolve({ sentMs, firstByteMs, doneMs: monotonicMs(), stream: consumer.stream, error, cancelled });
       };
-      const req = https.request({ ...base, headers: { ...headers, 'content-length': String(body.length) } });
+      const req = https.request({
+        ...base,
+        headers: { ...headers, ...extra, 'content-length': String(body.length) },
+      });
       const onAbort = () => req.destroy(new ClientCancel('cancelled by the client at the end of the run'));
       const timer = setTimeout(
         () => req.destroy(new ClientTimeout(`no complete response within ${config.timeoutMs / 1000} s`)),

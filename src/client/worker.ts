@@ -27,12 +27,19 @@ async function onPhase(msg: Extract<ToWorker, { type: 'phase' }>) {
     sendLagsMs: [],
     health: { eventLoopDelayMs: { p50: 0, p99: 0, max: 0 }, eventLoopUtilization: 0 },
   };
-  let pending = { done: 0, failed: 0, outputTokens: 0 };
+  const fresh = () => ({
+    done: 0,
+    failed: 0,
+    outputTokens: 0,
+    engineFirstMs: Number.POSITIVE_INFINITY,
+    engineLastMs: Number.NEGATIVE_INFINITY,
+  });
+  let pending = fresh();
   let lastSent = monotonicMs();
   const flush = () => {
     if (pending.done === 0) return;
     port.postMessage({ type: 'progress', ...pending } satisfies FromWorker);
-    pending = { done: 0, failed: 0, outputTokens: 0 };
+    pending = fresh();
     lastSent = monotonicMs();
   };
   const at = (i: number) => (msg.phase === 'warmup' ? 0 : i);
@@ -46,6 +53,10 @@ async function onPhase(msg: Extract<ToWorker, { type: 'phase' }>) {
       return i < msg.count ? i : null;
     },
     arrivalMs: offsets ? (i) => msg.startMs + (offsets[i] as number) : () => null,
+    lockstep: msg.lockstep && {
+      ...msg.lockstep,
+      engineDueMs: offsets ? (i: number) => offsets[i] as number : null,
+    },
     promptIndex: at,
     body: (i) => bodies.subarray(p.offsets[at(i)] as number, p.offsets[at(i) + 1] as number),
     maxTokens: (i) => p.maxTokens[at(i)] as number,
@@ -62,6 +73,10 @@ async function onPhase(msg: Extract<ToWorker, { type: 'phase' }>) {
       pending.done++;
       if (!r.ok) pending.failed++;
       pending.outputTokens += r.outputTokens.server ?? 0;
+      if (r.engine !== null) {
+        pending.engineFirstMs = Math.min(pending.engineFirstMs, r.engine.arrivalMs);
+        pending.engineLastMs = Math.max(pending.engineLastMs, r.engine.lastTokenMs ?? r.engine.arrivalMs);
+      }
       if (monotonicMs() - lastSent >= PROGRESS_EVERY_MS) flush();
     },
   };

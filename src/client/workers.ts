@@ -43,12 +43,28 @@ export type ToWorker =
       count: number;
       counter: Int32Array;
       offsets: Float64Array | null;
+      lockstep: PhaseLockstep | null;
       startMs: number;
     }
   | { type: 'abort' };
 
+/** A phase's lockstep tag fields (see runner.ts); offsets then are engine-clock due times. */
+export interface PhaseLockstep {
+  phase: string;
+  conc: number;
+  total: number;
+}
+
 export type FromWorker =
-  | { type: 'progress'; done: number; failed: number; outputTokens: number }
+  | {
+      type: 'progress';
+      done: number;
+      failed: number;
+      outputTokens: number;
+      /** Engine-clock span of the requests reported (Infinity / -Infinity when none had stamps). */
+      engineFirstMs: number;
+      engineLastMs: number;
+    }
   | {
       type: 'phase-done';
       records: RequestRecord[];
@@ -146,7 +162,7 @@ export async function startWorkers(
 
 export function runPhaseInWorkers(
   pool: WorkerPool,
-  spec: { phase: Phase; count: number; offsets: Float64Array | null },
+  spec: { phase: Phase; count: number; offsets: Float64Array | null; lockstep: PhaseLockstep | null },
   sink: PhaseSink,
   signal: AbortSignal,
 ): Promise<ThreadHealth[]> {
@@ -162,6 +178,7 @@ export function runPhaseInWorkers(
     count: spec.count,
     counter,
     offsets,
+    lockstep: spec.lockstep,
     startMs: Number(process.hrtime.bigint()) / 1e6,
   };
   const onAbort = () => {
@@ -185,8 +202,10 @@ export function runPhaseInWorkers(
           reject(new Error(`client worker ${w.threadId} exited (code ${code}) in the middle of a phase`));
         };
         const onMessage = (m: FromWorker) => {
-          if (m.type === 'progress') sink.note(m.failed, m.outputTokens, m.done);
-          else if (m.type === 'error') {
+          if (m.type === 'progress') {
+            sink.span.merge(m.engineFirstMs, m.engineLastMs);
+            sink.note(m.failed, m.outputTokens, m.done);
+          } else if (m.type === 'error') {
             done();
             reject(new Error(`client worker failed: ${m.message}`));
           } else {

@@ -1,8 +1,10 @@
 import { POINT_RESULT_SCHEMA_VERSION, type PointResult } from '../schema/point-result.ts';
 import type { ErrorCategory, RequestRecord } from '../schema/request-record.ts';
-import { interactivityOf, latencyOf, throughputOf } from './measure.ts';
+import { engineTimed, engineView, type FiguresClock, scaledView } from './clock-view.ts';
+import { assessEngine, type EngineFacts } from './engine-gate.ts';
+import { type Gpus, interactivityOf, latencyOf, throughputOf } from './measure.ts';
 import { benchmarkRecords, endOf, outcomeOf, type TokenSource, tokensOf } from './records.ts';
-import { steadyStateMetrics, steadyStateWindow } from './steady-state.ts';
+import { steadyStateMetrics, steadyStateWindow, type WindowMetrics } from './steady-state.ts';
 
 /** The parts of a PointResult that are facts about the run, not computed from its records. */
 export type PointMeta = Pick<
@@ -11,8 +13,17 @@ export type PointMeta = Pick<
 >;
 
 export interface AggregateInput extends PointMeta {
-  /** Every record of the point, warmup and benchmark, in any order. */
+  /**
+   * Every record of the point, warmup and benchmark, in any order, with the client's wall-clock times
+   * (ms from the clock origin) and, against a simulated engine, its own stamps.
+   */
   records: readonly RequestRecord[];
+  /** The engine behind the point, and how it kept to its schedule. */
+  engine: EngineFacts;
+  /** Which clock the figures are on (see clock-view.ts chooseClock). */
+  clock: FiguresClock;
+  /** Notes on the engine to carry into the result (e.g. why the engine clock was not used). */
+  engineNotes?: readonly string[];
   /** Wall-clock time (Unix ms) at the records' monotonic clock origin. */
   clockOriginUnixMs: number;
   /** Largest failure rate that still passes the gate (the reference uses 0.05). */
@@ -86,7 +97,8 @@ function combinedSource(sources: ReadonlySet<TokenSource>): PointResult['tokens'
 }
 
 /**
- * Aggregates one fixed-seq-len point (spec §4.2) from its request records.
+ * Aggregates one fixed-seq-len point (spec §4.2) from its request records, on the clock `input.clock`
+ * says (the engine's stamps, or the client's wall clock).
  *
  * Only successful benchmark-phase requests feed latency, throughput and token totals; warmup never
  * does. The measured window runs from the first benchmark request sent to the last one finished, drain
@@ -97,8 +109,14 @@ function combinedSource(sources: ReadonlySet<TokenSource>): PointResult['tokens'
  * point on its own).
  */
 export function aggregatePoint(input: AggregateInput): PointResult {
-  const bench = benchmarkRecords(input.records);
+  // The figures' view of the records: the engine's stamps, or wall times (× the time scale of a
+  // simulated engine measured on the wall clock, so they read as simulated time).
+  const scale = input.engine.timeScale ?? 1;
+  const view = (r: RequestRecord) => (input.clock === 'engine' ? engineView(r) : scaledView(r, scale));
+  const bench = benchmarkRecords(input.records).map(view);
   const warmup = input.records.filter((r) => r.phase === 'warmup').sort((a, b) => a.index - b.index);
+  // On the engine clock, a request that never reached the engine (refused, reset) has no engine time.
+  const timed = input.clock === 'engine' ? bench.filter(engineTimed) : bench;
   const successes: RequestRecord[] = [];
   const failures: RequestRecord[] = [];
   let cancelled = 0;
@@ -129,14 +147,11 @@ export function aggregatePoint(input: AggregateInput): PointResult {
   const totalInput = inputTokens.reduce((a, b) => a + b, 0);
   const totalOutput = outputTokens.reduce((a, b) => a + b, 0);
 
-  // Loops, not Math.min(...spread): a point can hold more records than a call has argument slots.
-  let startMs = bench.length > 0 ? Number.POSITIVE_INFINITY : 0;
-  let endMs = bench.length > 0 ? Number.NEGATIVE_INFINITY : 0;
-  for (const r of bench) {
-    startMs = Math.min(startMs, r.sentMs);
-    endMs = Math.max(endMs, endOf(r));
-  }
+  const { startMs, endMs } = windowOf(timed);
   const durationS = (endMs - startMs) / 1000;
+  const wallRecords = benchmarkRecords(input.records);
+  const wall = windowOf(wallRecords);
+  const wallDurationS = (wall.endMs - wall.startMs) / 1000;
 
   const counts: Counts = {
     scheduled: bench.length,
@@ -149,8 +164,9 @@ export function aggregatePoint(input: AggregateInput): PointResult {
     shortOutput,
   };
   const { latency, queueInclusive } = latencyOf(successes, outputTokens);
-  const window = steadyStateWindow(bench, input.load.concurrency);
+  const window = steadyStateWindow(timed, input.load.concurrency);
   const gate = gateOf(counts, input.maxFailureRate);
+  const engine = assessEngine(input.engine, input.clock, wallDurationS * 1000, input.engineNotes);
 
   return {
     schemaVersion: POINT_RESULT_SCHEMA_VERSION,
@@ -159,6 +175,7 @@ export function aggregatePoint(input: AggregateInput): PointResult {
     createdAt: input.createdAt,
     seed: input.seed,
     target: input.target,
+    engine,
     workload: input.workload,
     load: input.load,
     gpus: input.gpus,
@@ -167,8 +184,11 @@ export function aggregatePoint(input: AggregateInput): PointResult {
       startMs,
       endMs,
       durationS,
-      startUnixMs: input.clockOriginUnixMs + startMs,
-      endUnixMs: input.clockOriginUnixMs + endMs,
+      wallStartMs: wall.startMs,
+      wallEndMs: wall.endMs,
+      wallDurationS,
+      startUnixMs: input.clockOriginUnixMs + wall.startMs,
+      endUnixMs: input.clockOriginUnixMs + wall.endMs,
     },
     counts,
     tokens: { totalInput, totalOutput, source: combinedSource(sources), mismatch },
@@ -182,8 +202,57 @@ export function aggregatePoint(input: AggregateInput): PointResult {
     queueInclusive,
     interactivity: interactivityOf(latency.tpotMs),
     steadyState: window && steadyStateMetrics(window, successes, inputTokens, outputTokens, input.gpus),
+    wallClock:
+      input.clock === 'engine'
+        ? wallClockFigures(
+            wallRecords.map((r) => scaledView(r, scale)),
+            inputTokens,
+            outputTokens,
+            input.gpus,
+          )
+        : null,
     client: input.client,
     gate,
-    valid: gate.passed && !input.client.clientLimited,
+    valid: gate.passed && !input.client.clientLimited && !engine.engineLimited,
+  };
+}
+
+/** From the first request sent to the last one finished (drain tail included). */
+function windowOf(records: readonly RequestRecord[]): { startMs: number; endMs: number } {
+  if (records.length === 0) return { startMs: 0, endMs: 0 };
+  // Loops, not Math.min(...spread): a point can hold more records than a call has argument slots.
+  let startMs = Number.POSITIVE_INFINITY;
+  let endMs = Number.NEGATIVE_INFINITY;
+  for (const r of records) {
+    startMs = Math.min(startMs, r.sentMs);
+    endMs = Math.max(endMs, endOf(r));
+  }
+  return { startMs, endMs };
+}
+
+/**
+ * The whole-window figures again from the client's own clock (simulated ms: wall × time scale). The
+ * successes are the same requests in the same order as the engine-clock figures', so their token counts
+ * carry over.
+ */
+function wallClockFigures(
+  bench: readonly RequestRecord[],
+  inputTokens: readonly number[],
+  outputTokens: readonly number[],
+  gpus: Gpus,
+): WindowMetrics {
+  const successes = bench.filter((r) => outcomeOf(r) === 'completed');
+  const { startMs, endMs } = windowOf(bench);
+  const durationS = (endMs - startMs) / 1000;
+  const { latency } = latencyOf(successes, outputTokens);
+  const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+  return {
+    startMs,
+    endMs,
+    durationS,
+    completed: successes.length,
+    throughput: throughputOf(successes.length, sum(inputTokens), sum(outputTokens), durationS, gpus),
+    latency,
+    interactivity: interactivityOf(latency.tpotMs),
   };
 }

@@ -196,6 +196,7 @@ function rec(over: Partial<RequestRecord> & { out?: number | null }): RequestRec
     ok: true,
     error: null,
     cancelled: false,
+    engine: null,
     ...rest,
   };
 }
@@ -206,7 +207,9 @@ function point(records: RequestRecord[]): PointResult {
     tool: { name: 'infx', version: '0.1.0' },
     createdAt: '2025-01-05T07:08:09.000Z',
     seed: 0,
-    target: { baseUrl: 'http://x', model: 'org/model', endpoint: 'completions', timeScale: null },
+    target: { baseUrl: 'http://x', model: 'org/model', endpoint: 'completions' },
+    engine: { kind: 'real', simulator: null, timeScale: null, lockstep: false, lag: null },
+    clock: 'wall',
     workload: {
       kind: 'fixed-seq-len',
       isl: 100,

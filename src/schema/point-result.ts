@@ -7,7 +7,7 @@ import { ErrorCategorySchema } from './request-record.ts';
  * (no successful request, no usage from the server, …); a measured zero is a real zero.
  */
 
-export const POINT_RESULT_SCHEMA_VERSION = 1;
+export const POINT_RESULT_SCHEMA_VERSION = 2;
 
 /** Percentiles reported for every latency distribution. */
 export const PERCENTILES = [50, 75, 90, 95, 99, 99.9] as const;
@@ -99,6 +99,48 @@ export const ClientHealthSchema = z.strictObject({
   reasons: z.array(z.string()),
 });
 
+/**
+ * How far the engine fell behind its own schedule while the point was measured (simulated engines report
+ * it; see `infx sim serve`). Wall milliseconds: they are about this machine, not about the simulated GPU.
+ */
+export const EngineLagSchema = z.strictObject({
+  /** Engine steps (and other timed events: KV transfers, scheduled arrivals) in the measured phase. */
+  steps: z.int().nonnegative(),
+  /** Steps whose tokens went out later than their due wall time by more than the engine's tolerance. */
+  missedDeadlines: z.int().nonnegative(),
+  /** Wall ms the engine's schedule slipped (steps started late because the host was busy). */
+  behindMs: z.number().nonnegative(),
+  /** Lockstep: times the engine held its clock for a request the client still owed it, and the wall ms. */
+  lockstepWaits: z.int().nonnegative(),
+  lockstepWaitMs: z.number().nonnegative(),
+  /** Lockstep waits that ran out: the engine went on without the request, so client delay became engine time. */
+  lockstepTimeouts: z.int().nonnegative(),
+});
+
+/**
+ * What served the point, and which clock its figures are on. `simulated`: a server that said it is infx's
+ * simulated engine (or scripted test server) and its version; `real`: any other server. With `clock:
+ * engine` every latency and rate comes from the engine's own timestamps (the simulated engine stamps
+ * each chunk), so they do not depend on this machine's load; `wall` is the client's monotonic clock.
+ */
+export type EngineLag = z.infer<typeof EngineLagSchema>;
+
+export const EngineInfoSchema = z.strictObject({
+  kind: z.enum(['simulated', 'real']),
+  /** The simulator's version (infx version and performance-model revision); null for a real engine. */
+  simulator: z.string().nullable(),
+  /** Speed-up the server announced: simulated ms per wall ms. */
+  timeScale: z.number().positive().nullable(),
+  clock: z.enum(['engine', 'wall']),
+  /** The engine held its clock while the client owed it a request (closed-loop turnaround cost no time). */
+  lockstep: z.boolean(),
+  lag: EngineLagSchema.nullable(),
+  /** The engine fell behind beyond the documented threshold: the point is not valid. */
+  engineLimited: z.boolean(),
+  reasons: z.array(z.string()),
+});
+export type EngineInfo = z.infer<typeof EngineInfoSchema>;
+
 export const PointResultSchema = z.strictObject({
   schemaVersion: z.literal(POINT_RESULT_SCHEMA_VERSION),
   kind: z.literal('point-result'),
@@ -109,12 +151,8 @@ export const PointResultSchema = z.strictObject({
     baseUrl: z.string(),
     model: z.string(),
     endpoint: z.enum(['chat', 'completions']),
-    /**
-     * Speed-up the server reported (simulated engines). Record times, latencies and rates are then in
-     * simulated time (wall time × timeScale); client-health figures stay in wall time.
-     */
-    timeScale: z.number().positive().nullable(),
   }),
+  engine: EngineInfoSchema,
   workload: z.strictObject({
     kind: z.literal('fixed-seq-len'),
     isl: z.int().positive(),
@@ -143,10 +181,18 @@ export const PointResultSchema = z.strictObject({
   timing: z.strictObject({
     /** Wall-clock time (Unix ms) at the monotonic clock origin of the records. */
     clockOriginUnixMs: z.number(),
-    /** Measured window: after warmup, until the last request finished (drain tail included). */
+    /**
+     * Measured window on the clock of the figures (`engine.clock`): after warmup, until the last request
+     * finished (drain tail included). Engine clock: the engine's ms; wall clock: ms from the clock origin.
+     */
     startMs: z.number(),
     endMs: z.number(),
     durationS: z.number(),
+    /** The same window as the client saw it on its own clock (ms from the clock origin), and its length. */
+    wallStartMs: z.number(),
+    wallEndMs: z.number(),
+    wallDurationS: z.number(),
+    /** Real wall-clock times of the window (Unix ms). */
     startUnixMs: z.number(),
     endUnixMs: z.number(),
   }),
@@ -182,13 +228,18 @@ export const PointResultSchema = z.strictObject({
   interactivity: InteractivitySchema,
   /** Same metrics over the window where all CONC slots were busy (ramp-up and drain tail cut off). */
   steadyState: WindowMetricsSchema.nullable(),
+  /**
+   * Figures on the engine clock: the same metrics from the client's wall clock (wall ms × time scale,
+   * so comparable), kept to show how far this machine's timing was from the engine's. Null otherwise.
+   */
+  wallClock: WindowMetricsSchema.nullable(),
   client: ClientHealthSchema,
   gate: z.strictObject({
     maxFailureRate: z.number(),
     passed: z.boolean(),
     reason: z.string().nullable(),
   }),
-  /** Gate passed and the client was not the bottleneck. */
+  /** Gate passed, and neither the client nor the engine was the bottleneck. */
   valid: z.boolean(),
 });
 export type PointResult = z.infer<typeof PointResultSchema>;

@@ -35,6 +35,22 @@ export type RequestError = z.infer<typeof RequestErrorSchema>;
 
 const ms = z.number();
 
+/**
+ * The simulated engine's own timestamps for one request (engine ms, on the clock it announces with its
+ * time scale): when the request joined its queue, when it was due (open loop), and when each token
+ * chunk was produced. Null for servers that do not stamp.
+ */
+export const EngineStampsSchema = z.strictObject({
+  arrivalMs: ms,
+  /** Open loop: when the arrival schedule said the request should arrive; null in a closed loop. */
+  scheduledMs: ms.nullable(),
+  firstTokenMs: ms.nullable(),
+  lastTokenMs: ms.nullable(),
+  /** Gaps between consecutive token chunks, as the engine produced them. */
+  chunkGapsMs: z.array(ms),
+});
+export type EngineStamps = z.infer<typeof EngineStampsSchema>;
+
 export const RequestRecordSchema = z.strictObject({
   /** 0-based position in its phase, in dispatch order. */
   index: z.int().nonnegative(),
@@ -80,5 +96,6 @@ export const RequestRecordSchema = z.strictObject({
   error: RequestErrorSchema.nullable(),
   /** Stopped by the client at the end of the run (not scored as an error). */
   cancelled: z.boolean(),
+  engine: EngineStampsSchema.nullable(),
 });
 export type RequestRecord = z.infer<typeof RequestRecordSchema>;

@@ -121,6 +121,20 @@ export const MALFORMED_EVENT = 'data: {not json\n\n';
 
 const sse = (payload: unknown) => `data: ${JSON.stringify(payload)}\n\n`;
 
+/** Engine timestamps a simulated engine adds to a chunk or body (schema/sim-protocol.ts). */
+export type EngineStamp = Readonly<Record<string, number>>;
+
+const us = (ms: number) => Math.round(ms * 1000) / 1000;
+
+/** An SSE event with the engine's `infx` stamp added as the last key of its JSON object. */
+export function stampEvent(event: string, stamp: EngineStamp | null): string {
+  if (stamp === null) return event;
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(stamp)) parts.push(`"${k}":${us(v)}`);
+  // `data: {...}\n\n`: reopen the object before its closing brace.
+  return `${event.slice(0, -3)},"infx":{${parts.join(',')}}}\n\n`;
+}
+
 /** Builds one response's SSE events and JSON bodies. */
 export class Payloads {
   readonly id: string;
@@ -180,6 +194,7 @@ export class Payloads {
     reasoning: string,
     finish: FinishReason,
     usage: Usage | null,
+    stamp: EngineStamp | null = null,
   ): Record<string, unknown> {
     const head = {
       id: this.id,
@@ -200,7 +215,14 @@ export class Payloads {
             finish_reason: finish,
           }
         : { index: 0, text: content, logprobs: null, finish_reason: finish };
-    return { ...head, choices: [choice], ...(usage === null ? {} : { usage }) };
+    return {
+      ...head,
+      choices: [choice],
+      ...(usage === null ? {} : { usage }),
+      ...(stamp === null
+        ? {}
+        : { infx: Object.fromEntries(Object.entries(stamp).map(([k, v]) => [k, us(v)])) }),
+    };
   }
 }
 

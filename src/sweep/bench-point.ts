@@ -2,11 +2,12 @@ import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { arrivalOffsetsMs } from '../client/arrivals.ts';
+import { type ClockReading, lagBetween, readEngineClock } from '../client/engine-clock.ts';
 import { assessClient } from '../client/health.ts';
 import { type LoadProgress, type LoadRequest, runLoad } from '../client/load.ts';
 import { buildPayload, endpointPath } from '../client/payload.ts';
 import { ProbeError, probeServer } from '../client/probe.ts';
-import { toSimulatedTime } from '../client/time-scale.ts';
+import { chooseClock } from '../metrics/clock-view.ts';
 import { aggregatePoint } from '../metrics/fixed-seq-len.ts';
 import { toInferencexRaw } from '../metrics/inferencex.ts';
 import type { PointResult } from '../schema/point-result.ts';
@@ -48,6 +49,11 @@ export interface BenchOptions {
   formats: ('infx' | 'inferencex')[];
   apiKey: string | null;
   version: string;
+  /**
+   * Clock of the figures against a simulated engine: `auto` (default) uses the engine's own clock, in
+   * lockstep, when the server offers it; `wall` measures on the client's clock as against any server.
+   */
+  clock?: 'auto' | 'wall';
 }
 
 export interface BenchReport {
@@ -121,9 +127,15 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
   }
   if (probe.models.length > 0 && !probe.models.includes(o.model))
     hooks.log(`warning: the server lists models ${probe.models.join(', ')}, not '${o.model}'`);
-  if (probe.timeScale !== null)
+  const engineClock = probe.engineClock && (o.clock ?? 'auto') === 'auto';
+  if (probe.simulator !== null)
     hooks.log(
-      `the server runs ${probe.timeScale}x faster than real time: results are reported in simulated time (wall time x ${probe.timeScale})`,
+      `the server is a simulated engine (${probe.simulator}${probe.timeScale !== null ? `, ${probe.timeScale}x faster than real time` : ''}): ` +
+        (engineClock
+          ? "figures are on the engine's own clock, in lockstep, so this machine's load cannot move them"
+          : probe.timeScale !== null
+            ? `figures are simulated time read off the wall clock (wall time x ${probe.timeScale})`
+            : 'figures are on the wall clock'),
     );
 
   const tokenizer = await loadTokenizer({ path: o.tokenizer ?? undefined });
@@ -152,10 +164,16 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
     clientInputTokens: p.inputTokens,
   }));
   if (signal.aborted) throw new BenchInterrupted('interrupted before the run started; nothing was sent');
+  // --request-rate is in simulated time against a simulated engine: on its clock with lockstep, else
+  // scaled to the wall clock.
   const offsets =
     o.requestRate === 'inf'
       ? null
       : arrivalOffsetsMs(numPrompts, o.requestRate, o.burstiness, seededRandom(o.seed, 'arrivals').float);
+  if (offsets && !engineClock && probe.timeScale !== null)
+    for (let i = 0; i < offsets.length; i++) offsets[i] = (offsets[i] as number) / probe.timeScale;
+  let clockBefore: ClockReading | null = null;
+  let clockAfter: ClockReading | null = null;
 
   hooks.log(
     `running ${warmup} warmup + ${numPrompts} measured requests at concurrency ${o.concurrency}` +
@@ -174,11 +192,23 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
     concurrency: o.concurrency,
     workers,
     arrivalOffsetsMs: offsets,
+    lockstep: engineClock,
     signal,
     onProgress: hooks.onLoadProgress,
+    ...(probe.simulator !== null
+      ? {
+          aroundMeasurement: {
+            before: async () => {
+              clockBefore = await readEngineClock(baseUrl);
+            },
+            after: async () => {
+              clockAfter = await readEngineClock(baseUrl);
+            },
+          },
+        }
+      : {}),
   });
-
-  if (probe.timeScale !== null) toSimulatedTime(load.records, probe.timeScale);
+  const { clock, reason: clockReason } = chooseClock(load.records, engineClock);
   // The clock has stopped: counting tokens on the client side now cannot slow the measurement.
   load.records.forEach((r, i) => {
     if (r.ok || r.outputTokens.server === null)
@@ -190,7 +220,16 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
     tool: { name: 'infx', version: o.version },
     createdAt: new Date().toISOString(),
     seed: o.seed,
-    target: { baseUrl: baseUrl.href, model: o.model, endpoint: o.endpoint, timeScale: probe.timeScale },
+    target: { baseUrl: baseUrl.href, model: o.model, endpoint: o.endpoint },
+    engine: {
+      kind: probe.simulator !== null ? 'simulated' : 'real',
+      simulator: probe.simulator,
+      timeScale: probe.timeScale,
+      lockstep: engineClock,
+      lag: lagBetween(clockBefore, clockAfter),
+    },
+    clock,
+    engineNotes: clockReason ? [clockReason] : [],
     workload: {
       kind: 'fixed-seq-len',
       isl: o.isl,
@@ -210,7 +249,7 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
     },
     clockOriginUnixMs: load.clockOriginUnixMs,
     maxFailureRate: o.maxFailureRate,
-    client: assessClient(load.threads, load.sendLagsMs, load.cpuPercent),
+    client: assessClient(load.threads, load.sendLagsMs, load.cpuPercent, clock === 'engine'),
   });
 
   await mkdir(o.out, { recursive: true });

@@ -12,6 +12,7 @@ export function formatBenchSummary(r: PointResult, files: readonly string[]): st
   const t = r.throughput;
   const lines = [
     `completed ${r.counts.completed}/${r.counts.scheduled} in ${r.timing.durationS.toFixed(2)} s` +
+      `${r.engine.kind === 'simulated' ? ` simulated (${r.timing.wallDurationS.toFixed(2)} s of wall time)` : ''}` +
       `${r.counts.failed ? `, ${r.counts.failed} failed (${(r.counts.failureRate * 100).toFixed(1)}%)` : ''}` +
       `${r.counts.cancelled ? `, ${r.counts.cancelled} cancelled` : ''}`,
     `throughput       ${f(t.requestsPerS, 2)} req/s, output ${f(t.outputTokensPerS)} tok/s, total ${f(t.totalTokensPerS)} tok/s`,
@@ -41,11 +42,32 @@ export function formatBenchSummary(r: PointResult, files: readonly string[]): st
   lines.push(
     `client           ${c.workers} thread(s), event-loop p99 ${f(c.eventLoopDelayMs.p99)} ms, busy ${f(c.eventLoopUtilization === null ? null : c.eventLoopUtilization * 100, 0)}%, send lag p99 ${f(c.sendLagMs.p99, 2)} ms`,
   );
-  for (const reason of c.reasons) lines.push(`client-limited: ${reason}`);
-  if (r.target.timeScale !== null)
+  for (const reason of c.reasons)
+    lines.push(`${c.clientLimited ? 'client-limited' : 'client note'}: ${reason}`);
+  const e = r.engine;
+  if (e.kind === 'simulated') {
+    const clock =
+      e.clock === 'engine'
+        ? "on the engine's own clock, in lockstep: this machine's load does not move them"
+        : `read off the wall clock${e.timeScale !== null ? ` x ${e.timeScale}` : ''}`;
     lines.push(
-      `note: simulated engine at ${r.target.timeScale}x real time; times and rates above are simulated`,
+      `engine           SIMULATED (${e.simulator ?? 'unknown version'}${e.timeScale !== null ? `, ${e.timeScale}x real time` : ''}): times and rates above are simulated, ${clock}`,
     );
+    if (e.lag !== null)
+      lines.push(
+        `engine clock     ${e.lag.steps} events, ${e.lag.missedDeadlines} late, behind by ${e.lag.behindMs.toFixed(0)} ms (wall); ${e.lag.lockstepWaits} lockstep wait(s), ${e.lag.lockstepTimeouts} timed out`,
+      );
+    if (
+      r.wallClock !== null &&
+      r.wallClock.throughput.outputTokensPerS !== null &&
+      t.outputTokensPerS !== null
+    )
+      lines.push(
+        `wall clock       output ${f(r.wallClock.throughput.outputTokensPerS)} tok/s (x time scale), ${f((100 * r.wallClock.throughput.outputTokensPerS) / t.outputTokensPerS - 100)}% off the engine clock`,
+      );
+  }
+  for (const reason of e.reasons)
+    lines.push(`${e.engineLimited ? 'engine-limited' : 'engine note'}: ${reason}`);
   lines.push(r.gate.passed ? 'gate             passed' : `gate             FAILED: ${r.gate.reason}`);
   if (!r.valid) lines.push('this point is NOT valid');
   for (const file of files) lines.push(`wrote ${file}`);

@@ -32,22 +32,29 @@ export function closedLoop(
     measured: number;
     rangeRatio?: number;
     seed?: number;
+    /** As `infx bench` measures: no warmup, `measured` requests in all, the window from the first arrival. */
+    asMeasured?: boolean;
+    /** As measured: these requests in this order instead of drawn lengths (`measured` is their count). */
+    requests?: readonly { promptTokens: number; outputTokens: number }[];
   },
 ): LoopResult {
   const rng = new Prng(opts.seed ?? 0);
   const r = opts.rangeRatio ?? 0.8;
   const draw = (l: number) => rng.int(Math.max(1, Math.floor(l * r)), l);
-  const warmup = opts.concurrency;
+  const warmup = opts.asMeasured ? 0 : opts.concurrency;
+  const total = opts.asMeasured ? opts.measured : warmup + opts.measured + opts.concurrency;
   const started = new Map<string, { at: number; isl: number; first: number | null }>();
   const out: LoopResult = { ttftMs: [], tpotMs: [], e2eMs: [], outputTokens: 0, inputTokens: 0, windowMs: 0 };
   let submitted = 0;
   let finished = 0;
   let windowStart = 0;
   const submit = (at: number) => {
+    const given = opts.asMeasured ? opts.requests?.[submitted] : undefined;
     const id = `r${submitted++}`;
-    const isl = draw(opts.isl);
+    const isl = given?.promptTokens ?? draw(opts.isl);
+    const osl = given?.outputTokens ?? draw(opts.osl);
     started.set(id, { at, isl, first: null });
-    target.submit({ id, promptTokens: isl, maxTokens: draw(opts.osl), ignoreEos: true }, at);
+    target.submit({ id, promptTokens: isl, maxTokens: osl, ignoreEos: true }, at);
   };
   target.hooks = {
     onToken: (id, _total, t) => {
@@ -68,10 +75,10 @@ export function closedLoop(
         out.inputTokens += s.isl;
         out.windowMs = info.finishMs - windowStart;
       }
-      if (submitted < warmup + opts.measured + opts.concurrency) submit(info.finishMs);
+      if (submitted < total) submit(info.finishMs);
     },
   };
-  for (let i = 0; i < opts.concurrency; i++) submit(0);
+  for (let i = 0; i < Math.min(opts.concurrency, total); i++) submit(0);
   target.runUntilIdle();
   return out;
 }

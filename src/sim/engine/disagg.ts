@@ -1,6 +1,7 @@
 import { kvBytesPerToken } from '../../catalog/memory.ts';
 import { createSimEngine, type ResolvedSim, type SimSetup } from './config.ts';
 import { type SimEngine, SimRequestError } from './engine.ts';
+import { type Paced, Pacer, type PacerOptions } from './pacer.ts';
 import type { EngineGauges, EngineHooks, SimRequest } from './types.ts';
 
 /**
@@ -11,7 +12,7 @@ import type { EngineGauges, EngineHooks, SimRequest } from './types.ts';
  * there. TTFT therefore includes the transfer, and each pool batches only its own kind of work.
  *
  * Two drivers: `runUntilIdle()` co-simulates the workers in virtual time (tests, prediction), and
- * `runRealtime()` runs every worker on the wall clock with transfers as timers (serving).
+ * `runRealtime()` paces every worker on one clock with transfers as timed events (serving, pacer.ts).
  */
 
 export interface PoolSetup {
@@ -34,7 +35,7 @@ interface Pending {
   landsMs: number;
 }
 
-export class DisaggCluster {
+export class DisaggCluster implements Paced {
   readonly prefill: SimEngine[] = [];
   readonly decode: SimEngine[] = [];
   readonly prefillResolved: ResolvedSim;
@@ -42,7 +43,8 @@ export class DisaggCluster {
   readonly gpus: number;
   private readonly transfers: Pending[] = [];
   private readonly requests = new Map<string, SimRequest>();
-  private realtime: { timeScale: number; timers: Set<NodeJS.Timeout> } | null = null;
+  private pacer: Pacer | null = null;
+  private wakers: (() => void)[] = [];
 
   constructor(
     setup: DisaggSetup,
@@ -92,8 +94,8 @@ export class DisaggCluster {
     return KV_TRANSFER_LATENCY_MS + bytes / bytesPerMs;
   }
 
-  /** Queues a request; `atMs` (virtual-time mode) moves an idle prefill worker's clock to the arrival. */
-  submit(req: SimRequest, atMs?: number): void {
+  /** Queues a request and returns its arrival; `atMs` moves an idle prefill worker's clock to the arrival. */
+  submit(req: SimRequest, atMs?: number): number {
     const room = Math.min(...this.decode.map((e) => e.capacityTokens));
     if (req.promptTokens + req.maxTokens + 1 > room)
       throw new SimRequestError(
@@ -101,8 +103,12 @@ export class DisaggCluster {
       );
     this.requests.set(req.id, req);
     const worker = leastLoaded(this.prefill);
-    if (atMs !== undefined && !this.realtime) worker.advanceTo(atMs);
-    worker.submit({ ...req, maxTokens: 1, stopAfter: 1, ignoreEos: true });
+    if (atMs !== undefined && !this.pacer) worker.advanceTo(atMs);
+    const arrival = worker.submit({ ...req, maxTokens: 1, stopAfter: 1, ignoreEos: true }, atMs);
+    const w = this.wakers;
+    this.wakers = [];
+    for (const f of w) f();
+    return arrival;
   }
 
   abort(id: string): boolean {
@@ -150,32 +156,49 @@ export class DisaggCluster {
     return n;
   }
 
-  /** Runs every worker on the wall clock (see runRealtime of SimEngine); KV transfers become timers. */
-  async runRealtime(options: { timeScale: number; signal?: AbortSignal }): Promise<void> {
-    this.realtime = { timeScale: options.timeScale, timers: new Set() };
+  /** Paces every worker on one clock (pacer.ts); KV transfers become timed events. */
+  async runRealtime(options: PacerOptions, pacer = new Pacer(options)): Promise<void> {
+    this.pacer = pacer;
     try {
-      await Promise.all([...this.prefill, ...this.decode].map((e) => e.runRealtime(options)));
+      await pacer.run(this);
     } finally {
-      for (const t of this.realtime.timers) clearTimeout(t);
-      this.realtime = null;
+      this.pacer = null;
     }
+  }
+
+  start(): void {
+    for (const e of this.prefill) e.start();
+    for (const e of this.decode) e.start();
+  }
+
+  nextDueMs(): number | null {
+    let due: number | null = null;
+    for (const e of [...this.prefill, ...this.decode]) {
+      const d = e.nextDueMs();
+      if (d !== null && (due === null || d < due)) due = d;
+    }
+    return due;
+  }
+
+  fire(ms: number): void {
+    for (const e of this.prefill) e.fire(ms);
+    for (const e of this.decode) e.fire(ms);
+  }
+
+  waitForWork(): Promise<void> {
+    return new Promise((resolve) => this.wakers.push(resolve));
+  }
+
+  attachClock(clock: (() => number) | null): void {
+    for (const e of [...this.prefill, ...this.decode]) e.attachClock(clock);
   }
 
   private prefilled(id: string, atMs: number, promptTokens: number): void {
     const req = this.requests.get(id);
     if (!req) return;
     const landsMs = atMs + this.transferMs(promptTokens);
-    const rt = this.realtime;
-    if (rt) {
-      const timer = setTimeout(
-        () => {
-          rt.timers.delete(timer);
-          this.land(req, landsMs);
-        },
-        (landsMs - atMs) / rt.timeScale,
-      );
-      rt.timers.add(timer);
-    } else this.transfers.push({ req, landsMs });
+    if (this.pacer) this.pacer.schedule(landsMs, (t) => this.land(req, t));
+    else this.transfers.push({ req, landsMs });
   }
 
   /** The KV is on a decode worker: the client gets the first token, decode takes over. */
@@ -197,15 +220,18 @@ export class DisaggCluster {
       return;
     }
     const worker = leastLoaded(this.decode);
-    if (!this.realtime) worker.advanceTo(atMs);
-    worker.submit({
-      id: req.id,
-      promptTokens: req.promptTokens + 1,
-      maxTokens: req.maxTokens - 1,
-      ignoreEos: req.ignoreEos ?? false,
-      ...(req.stopAfter !== undefined ? { stopAfter: Math.max(1, req.stopAfter - 1) } : {}),
-      kvTransferred: true,
-    });
+    if (!this.pacer) worker.advanceTo(atMs);
+    worker.submit(
+      {
+        id: req.id,
+        promptTokens: req.promptTokens + 1,
+        maxTokens: req.maxTokens - 1,
+        ignoreEos: req.ignoreEos ?? false,
+        ...(req.stopAfter !== undefined ? { stopAfter: Math.max(1, req.stopAfter - 1) } : {}),
+        kvTransferred: true,
+      },
+      this.pacer ? atMs : undefined,
+    );
   }
 
   /** One event, the earliest: a worker's next step, or a KV arrival. False when idle. */

@@ -1,7 +1,7 @@
 import { BLOCK_SIZE, BlockPool } from './kv-cache.ts';
+import { type Paced, Pacer, type PacerOptions } from './pacer.ts';
 import type { BatchEntry } from './perf-model.ts';
 import { Prng } from './prng.ts';
-import { type RealtimeOptions, runRealtime } from './realtime.ts';
 import { Seq } from './seq.ts';
 import { AcceptanceSampler, validateSpec } from './spec-decode.ts';
 import {
@@ -36,11 +36,11 @@ export { SimRequestError } from './types.ts';
  * `maxNumSeqs`, the token budget and free blocks allow, skipping their prefix-cache hits. The step's
  * duration comes from the step timer (the roofline model); tokens are emitted at the step's end.
  *
- * Drive it fast with `step()` / `runUntilIdle()` (pure simulation), or in scaled real time with
- * `runRealtime({ timeScale })`; or split a step with `beginStep()` / `commitStep()` on your own timers.
+ * Drive it fast with `step()` / `runUntilIdle()` (pure simulation), or in scaled real time with a Pacer
+ * (`runRealtime({ timeScale })`, pacer.ts); or split a step with `beginStep()` / `commitStep()` yourself.
  */
 
-export class SimEngine {
+export class SimEngine implements Paced {
   readonly blockSize = BLOCK_SIZE;
   readonly maxNumSeqs: number;
   readonly maxNumBatchedTokens: number;
@@ -96,8 +96,11 @@ export class SimEngine {
     return this.running.length > 0 || this.waiting.length > 0;
   }
 
-  /** Queues a request; it arrives now (in real-time mode: at the wall clock's virtual time). */
-  submit(req: SimRequest): void {
+  /**
+   * Queues a request and returns its arrival time: `atMs` when given (a paced event at that simulated
+   * time), else now (in real-time mode: the attached clock's time). An idle engine's clock moves to it.
+   */
+  submit(req: SimRequest, atMs?: number): number {
     if (this.byId.has(req.id)) throw new SimRequestError(`request id '${req.id}' is already in the engine`);
     if (!(Number.isInteger(req.promptTokens) && req.promptTokens >= 1)) {
       throw new SimRequestError(`promptTokens must be an integer >= 1, got ${req.promptTokens}`);
@@ -119,10 +122,10 @@ export class SimEngine {
       );
     }
     let arrival = this.now;
-    if (this.clock) {
-      const wall = this.clock();
-      if (!this.pending && !this.hasWork()) this.advanceTo(wall);
-      arrival = this.pending ? Math.min(Math.max(wall, this.now), this.pending.info.endMs) : this.now;
+    const at = atMs ?? this.clock?.();
+    if (at !== undefined) {
+      if (!this.pending && !this.hasWork()) this.advanceTo(at);
+      arrival = this.pending ? Math.min(Math.max(at, this.now), this.pending.info.endMs) : this.now;
     }
     const stop = req.ignoreEos ? req.maxTokens : Math.min(req.maxTokens, req.stopAfter ?? req.maxTokens);
     const seq = new Seq(req, Math.max(1, stop), arrival);
@@ -131,6 +134,7 @@ export class SimEngine {
     const w = this.wakers;
     this.wakers = [];
     for (const f of w) f();
+    return arrival;
   }
 
   /** Removes a request (client went away); fires onFinish with reason 'abort'. False when unknown. */
@@ -175,9 +179,24 @@ export class SimEngine {
     return n;
   }
 
-  /** Runs in real time scaled by timeScale until the signal aborts; see realtime.ts. */
-  runRealtime(options: RealtimeOptions): Promise<void> {
-    return runRealtime(this, options);
+  /** Runs in real time scaled by timeScale until the signal aborts (pacer.ts). */
+  runRealtime(options: PacerOptions, pacer = new Pacer(options)): Promise<void> {
+    return pacer.run(this);
+  }
+
+  /** Paced: begins a step when there is work and none is in progress. */
+  start(): void {
+    if (!this.pending && this.hasWork()) this.beginStep();
+  }
+
+  /** Paced: the end of the step in progress. */
+  nextDueMs(): number | null {
+    return this.pending?.info.endMs ?? null;
+  }
+
+  /** Paced: completes the step in progress when it ends by `ms`. */
+  fire(ms: number): void {
+    if (this.pending && this.pending.info.endMs <= ms) this.commitStep();
   }
 
   /** Schedules the next step and fixes its duration; tokens come with commitStep(). Null when idle. */

@@ -29,8 +29,15 @@ export {
   type StepTimer,
 } from './engine.ts';
 export { BLOCK_SIZE } from './kv-cache.ts';
+export {
+  LATE_TOLERANCE_MS,
+  LOCKSTEP_TIMEOUT_MS,
+  type Paced,
+  Pacer,
+  type PacerOptions,
+  type PacerStats,
+} from './pacer.ts';
 export { type BatchEntry, PerfModel, type PerfSetup, type StepBreakdown } from './perf-model.ts';
 export { type PredictConfig, PredictError, type PredictResult, predictPoint } from './predict.ts';
-export type { RealtimeOptions } from './realtime.ts';
 export { formatOutcome, type PointOutcome, type PredictRowsOptions, predictRows, RowsError } from './rows.ts';
 export { SpecConfigError, type SpecDecodingConfig, type SpecMethod } from './spec-decode.ts';

@@ -1,6 +1,6 @@
 import { closedLoop } from './closed-loop.ts';
 import { DisaggCluster, type DisaggSetup } from './disagg.ts';
-import { latencyStats, PredictError, type PredictResult } from './predict.ts';
+import { latencyStats, PredictError, type PredictMethod, type PredictResult } from './predict.ts';
 
 /**
  * Prediction for a disaggregated point: the same closed loop as single-engine prediction, run against
@@ -8,7 +8,16 @@ import { latencyStats, PredictError, type PredictResult } from './predict.ts';
  */
 export function predictDisagg(
   setup: DisaggSetup,
-  w: { isl: number; osl: number; concurrency: number; rangeRatio?: number; seed?: number },
+  w: {
+    isl: number;
+    osl: number;
+    concurrency: number;
+    rangeRatio?: number;
+    seed?: number;
+    method?: PredictMethod;
+    numPrompts?: number;
+    requests?: readonly { promptTokens: number; outputTokens: number }[];
+  },
 ): PredictResult {
   const cluster = new DisaggCluster(setup);
   const room = Math.min(...cluster.decode.map((e) => e.capacityTokens));
@@ -16,8 +25,13 @@ export function predictDisagg(
     throw new PredictError(
       `one request of ${w.isl}+${w.osl} tokens exceeds a decode worker's KV cache (${room} tokens)`,
     );
-  const measured = Math.max(16, 2 * w.concurrency);
+  const asMeasured = w.method === 'as-measured';
+  const measured = asMeasured
+    ? (w.requests?.length ?? w.numPrompts ?? 10 * w.concurrency)
+    : Math.max(16, 2 * w.concurrency);
   const r = closedLoop(cluster, {
+    asMeasured,
+    ...(w.requests ? { requests: w.requests } : {}),
     concurrency: w.concurrency,
     isl: w.isl,
     osl: w.osl,

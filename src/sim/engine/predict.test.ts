@@ -146,3 +146,31 @@ describe('predictPoint agrees with a full engine run', () => {
     expect(Math.abs(predicted.interactivity / full.interactivity - 1)).toBeLessThan(0.05);
   });
 });
+
+describe('predictPoint as measured', () => {
+  it('predicts what infx bench measures: N requests from idle, ramp and drain in the window', () => {
+    const steady = predictPoint({ ...llama, concurrency: 64 });
+    const measured = predictPoint({ ...llama, concurrency: 64, method: 'as-measured' });
+    expect(measured.measuredRequests).toBe(640);
+    // The drain tail of the whole window costs throughput; per-request speed is the same.
+    expect(measured.throughputPerGpu).toBeLessThan(steady.throughputPerGpu);
+    expect(measured.throughputPerGpu).toBeGreaterThan(steady.throughputPerGpu * 0.85);
+    expect(measured.interactivity).toBeCloseTo(steady.interactivity, -1);
+    // At concurrency 1 there is nothing to ramp or drain.
+    const one = predictPoint({ ...llama, concurrency: 1, method: 'as-measured', numPrompts: 4 });
+    expect(one.measuredRequests).toBe(4);
+    expect(one.interactivity).toBeCloseTo(predictPoint({ ...llama, concurrency: 1 }).interactivity, 1);
+  });
+
+  it('replays given requests exactly, in order', () => {
+    const requests = [
+      { promptTokens: 1000, outputTokens: 10 },
+      { promptTokens: 500, outputTokens: 200 },
+      { promptTokens: 800, outputTokens: 50 },
+    ];
+    const p = predictPoint({ ...llama, concurrency: 1, method: 'as-measured', requests });
+    expect(p.measuredRequests).toBe(3);
+    const total = requests.reduce((a, r) => a + r.promptTokens + r.outputTokens, 0);
+    expect(p.throughputPerGpu * (p.windowMs / 1000)).toBeCloseTo(total, 6);
+  });
+});

@@ -24,9 +24,23 @@ export interface PredictConfig extends SimSetup {
   rangeRatio?: number;
   /** Completions measured after warm-up; default max(16, 2 × concurrency). */
   measureRequests?: number;
+  /**
+   * steady (default): the steady state, as described above. as-measured: what `infx bench` measures —
+   * `numPrompts` requests (default 10 × concurrency) from an idle engine, throughput over the whole window
+   * from the first arrival to the last finish (ramp and drain included), latencies of every request.
+   */
+  method?: PredictMethod;
+  numPrompts?: number;
+  /**
+   * As measured: these exact requests, in dispatch order (input and output tokens), instead of drawn
+   * lengths — to predict a point that was run, request for request.
+   */
+  requests?: readonly { promptTokens: number; outputTokens: number }[];
   /** Seeds the request lengths; default 0. */
   workloadSeed?: number;
 }
+
+export type PredictMethod = 'steady' | 'as-measured';
 
 export interface LatencyStats {
   mean: number;
@@ -95,8 +109,14 @@ export function predictPoint(config: PredictConfig): PredictResult {
   const r = config.rangeRatio ?? 0.8;
   if (!(r > 0 && r <= 1)) throw new PredictError(`range ratio must be in (0, 1], got ${r}`);
   const resolved = resolveSim({ ...config, maxNumSeqs: config.maxNumSeqs ?? Math.max(256, conc) });
-  const warmup = conc;
-  const measure = config.measureRequests ?? Math.max(16, 2 * conc);
+  const asMeasured = config.method === 'as-measured';
+  const warmup = asMeasured ? 0 : conc;
+  const given = asMeasured ? (config.requests ?? null) : null;
+  const measure = asMeasured
+    ? (given?.length ?? config.numPrompts ?? 10 * conc)
+    : (config.measureRequests ?? Math.max(16, 2 * conc));
+  if (!Number.isInteger(measure) || measure < 1)
+    throw new PredictError(`the number of measured requests must be an integer >= 1, got ${measure}`);
   const lengths = new Prng(config.workloadSeed ?? 0);
   const draw = (l: number) => lengths.int(Math.max(1, Math.floor(l * r)), l);
 
@@ -104,7 +124,8 @@ export function predictPoint(config: PredictConfig): PredictResult {
   const lens = new Map<string, { isl: number; osl: number }>();
   let completions = 0;
   let submitted = 0;
-  let windowStart = Number.NaN;
+  // As measured, the window opens with the first request (all `conc` arrive at once on an idle engine).
+  let windowStart = asMeasured ? 0 : Number.NaN;
   let windowEnd = Number.NaN;
   let tokensAtStart = 0;
   let tokensAtEnd = 0;
@@ -132,12 +153,13 @@ export function predictPoint(config: PredictConfig): PredictResult {
           tokensAtEnd = engine.gauges().generationTokensTotal;
         }
       }
-      if (completions < warmup + measure) submit();
+      if (asMeasured ? submitted < measure : completions < warmup + measure) submit();
     },
   });
   const submit = () => {
+    const g = given?.[submitted];
     const id = `r${submitted++}`;
-    const l = { isl: draw(isl), osl: draw(osl) };
+    const l = g ? { isl: g.promptTokens, osl: g.outputTokens } : { isl: draw(isl), osl: draw(osl) };
     lens.set(id, l);
     engine.submit({ id, promptTokens: l.isl, maxTokens: l.osl, ignoreEos: true });
   };
@@ -148,7 +170,7 @@ export function predictPoint(config: PredictConfig): PredictResult {
         `${resolved.accelerator.id} at this parallelism and memory utilization`,
     );
   }
-  for (let i = 0; i < conc; i++) submit();
+  for (let i = 0; i < Math.min(conc, warmup + measure); i++) submit();
   let steps = 0;
   while (Number.isNaN(windowEnd)) {
     const info = engine.step();

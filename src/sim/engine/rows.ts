@@ -3,7 +3,7 @@ import { CatalogError, model as catalogModel } from '../../catalog/index.ts';
 import { PRECISIONS, type Precision } from '../../schema/catalog.ts';
 import { type SimSetup, SimSetupError } from './config.ts';
 import type { DisaggSetup } from './disagg.ts';
-import { PredictError, type PredictResult, predictPoint } from './predict.ts';
+import { PredictError, type PredictMethod, type PredictResult, predictPoint } from './predict.ts';
 import { predictDisagg } from './predict-disagg.ts';
 import type { SpecDecodingConfig } from './spec-decode.ts';
 
@@ -16,6 +16,10 @@ import type { SpecDecodingConfig } from './spec-decode.ts';
 export interface PredictRowsOptions extends RowSetupOptions {
   rangeRatio?: number;
   seed?: number;
+  /** steady (default) or as-measured (what infx bench reports; see predict.ts). */
+  method?: PredictMethod;
+  /** As measured: requests per point (default 10 × concurrency). */
+  numPrompts?: number;
 }
 
 export const DEFAULT_DRAFT_TOKENS = 3;
@@ -184,6 +188,8 @@ function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): P
     concurrency: id.conc!,
     ...(opts.rangeRatio !== undefined ? { rangeRatio: opts.rangeRatio } : {}),
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    ...(opts.method !== undefined ? { method: opts.method } : {}),
+    ...(opts.numPrompts !== undefined ? { numPrompts: opts.numPrompts } : {}),
   };
   const prediction =
     'prefill' in setup

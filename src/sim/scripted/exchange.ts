@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ScriptedDefaults, ScriptedFault, ScriptedScript } from '../../schema/scripted-script.ts';
+import { SIMULATOR_HEADER } from '../../schema/sim-protocol.ts';
 import {
   BadRequest,
   type Channel,
@@ -14,6 +15,7 @@ import {
   readGenerationRequest,
   usageOf,
 } from '../openai-wire.ts';
+import { SCRIPTED_VERSION } from '../version.ts';
 import { nowMs, type Scheduled, type Scheduler } from './clock.ts';
 import type { Outcome, ServerEvent, WriteRecord } from './log.ts';
 
@@ -31,9 +33,13 @@ export interface ExchangeHost {
 
 // No Connection header of our own: Node sends `Connection: keep-alive` unless the client asked to close,
 // and then closes the socket after the response as it should.
+/** Results measured against the scripted server are labelled simulated, with this as the simulator. */
+const SCRIPTED = { [SIMULATOR_HEADER]: SCRIPTED_VERSION } as const;
+
 const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-cache',
+  ...SCRIPTED,
 } as const;
 
 type StreamFault = Extract<ScriptedFault, { kind: 'truncate' | 'malformed' }>;
@@ -48,7 +54,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
       type = 'text/plain; charset=utf-8';
     }
   }
-  res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text), ...SCRIPTED });
   res.end(text);
 }
 
@@ -363,7 +369,7 @@ export class Exchange {
     if (fault?.kind === 'hang') {
       this.fail('hang');
       this.ev.status = 200;
-      this.res.writeHead(200, { 'Content-Type': 'application/json' });
+      this.res.writeHead(200, { 'Content-Type': 'application/json', ...SCRIPTED });
       this.res.flushHeaders();
       return;
     }
@@ -397,13 +403,14 @@ export class Exchange {
     this.ev.status = 200;
     if (fault?.kind === 'malformed') {
       this.fail('malformed');
-      this.res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': 9 });
+      this.res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': 9, ...SCRIPTED });
       this.write('{not json', { ...meta, chunk: null, chunks: 0, tokens: 0 }, true, false);
       return;
     }
     this.res.writeHead(200, {
       'Content-Type': 'application/json',
       'Content-Length': Buffer.byteLength(body),
+      ...SCRIPTED,
     });
     if (fault?.kind === 'truncate') {
       this.fail('truncate');

@@ -1,7 +1,46 @@
 import type { EngineGauges } from '../engine/engine.ts';
+import type { Pacer } from '../engine/pacer.ts';
+import type { LockstepStats } from './lockstep.ts';
+
+/**
+ * How the engine kept to its schedule (`GET /infx/clock`, and /metrics): wall figures about this host,
+ * which a client reads before and after it measures to tell whether the engine fell behind meanwhile.
+ */
+export interface ClockStats {
+  time_scale: number;
+  /** The engine's clock, ms. */
+  now_ms: number;
+  steps: number;
+  events: number;
+  missed_deadlines: number;
+  behind_ms: number;
+  lockstep_waits: number;
+  lockstep_wait_ms: number;
+  lockstep_timeouts: number;
+}
+
+export function clockStats(pacer: Pacer, g: EngineGauges, lockstep: LockstepStats): ClockStats {
+  const s = pacer.stats;
+  return {
+    time_scale: pacer.timeScale,
+    now_ms: pacer.virtualNow(),
+    steps: g.stepsTotal,
+    events: s.events,
+    missed_deadlines: s.missedDeadlines,
+    behind_ms: s.behindMs,
+    lockstep_waits: lockstep.waits,
+    lockstep_wait_ms: lockstep.waitMs,
+    lockstep_timeouts: s.holdTimeouts,
+  };
+}
 
 /** /metrics in Prometheus text format, with vLLM's metric names so existing scrapers read it. */
-export function prometheusText(g: EngineGauges, modelName: string, kvCacheTokens: number): string {
+export function prometheusText(
+  g: EngineGauges,
+  modelName: string,
+  kvCacheTokens: number,
+  clock: ClockStats,
+): string {
   const label = `{model_name="${modelName.replace(/["\\\n]/g, '_')}"}`;
   const lines: string[] = [];
   const metric = (name: string, type: 'gauge' | 'counter', help: string, value: number) => {
@@ -38,7 +77,38 @@ export function prometheusText(g: EngineGauges, modelName: string, kvCacheTokens
   metric('vllm:generation_tokens_total', 'counter', 'Tokens generated.', g.generationTokensTotal);
   metric('vllm:request_success_total', 'counter', 'Requests finished.', g.requestsFinishedTotal);
   metric('infx_sim_kv_cache_tokens', 'gauge', 'KV-cache capacity in tokens.', kvCacheTokens);
-  metric('infx_sim_virtual_time_seconds', 'gauge', 'Simulated clock.', g.nowMs / 1000);
+  metric('infx_sim_virtual_time_seconds', 'gauge', 'Simulated clock.', clock.now_ms / 1000);
+  metric('infx_sim_time_scale', 'gauge', 'Simulated seconds per wall second.', clock.time_scale);
   metric('infx_sim_steps_total', 'counter', 'Engine steps run.', g.stepsTotal);
+  metric(
+    'infx_sim_missed_deadlines_total',
+    'counter',
+    'Steps and timed events that went out late by more than the tolerance (wall clock).',
+    clock.missed_deadlines,
+  );
+  metric(
+    'infx_sim_behind_seconds_total',
+    'counter',
+    'Wall seconds the schedule slipped because the host fell behind.',
+    clock.behind_ms / 1000,
+  );
+  metric(
+    'infx_sim_lockstep_waits_total',
+    'counter',
+    'Times the clock was held for a request a lockstep client owed.',
+    clock.lockstep_waits,
+  );
+  metric(
+    'infx_sim_lockstep_wait_seconds_total',
+    'counter',
+    'Wall seconds the clock was held for lockstep clients.',
+    clock.lockstep_wait_ms / 1000,
+  );
+  metric(
+    'infx_sim_lockstep_timeouts_total',
+    'counter',
+    'Lockstep waits that ran out (the engine went on without the request).',
+    clock.lockstep_timeouts,
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -1,30 +1,43 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { TIME_SCALE_HEADER } from '../../schema/sim-protocol.ts';
-import { createSimEngine, type ResolvedSim, type SimSetup } from '../engine/config.ts';
-import { DisaggCluster, type DisaggSetup } from '../engine/disagg.ts';
+import {
+  ENGINE_CLOCK_PROTOCOL,
+  LOCKSTEP_HEADER,
+  type LockstepTag,
+  parseLockstep,
+  SIMULATOR_HEADER,
+  TIME_SCALE_HEADER,
+} from '../../schema/sim-protocol.ts';
+import type { ResolvedSim, SimSetup } from '../engine/config.ts';
+import type { DisaggSetup } from '../engine/disagg.ts';
 import { type FinishInfo, SimRequestError } from '../engine/engine.ts';
 import { BLOCK_SIZE } from '../engine/kv-cache.ts';
-import type { EngineGauges, EngineHooks, SimRequest } from '../engine/types.ts';
+import { Pacer } from '../engine/pacer.ts';
 import {
   BadRequest,
   contextOverflowBody,
   DEFAULT_MAX_TOKENS,
   type Endpoint,
+  type EngineStamp,
   errorBody,
   Payloads,
   promptText,
   readGenerationRequest,
+  stampEvent,
   usageOf,
 } from '../openai-wire.ts';
-import { prometheusText } from './metrics-text.ts';
+import { SIMULATOR_VERSION } from '../version.ts';
+import { backendOf, isDisagg } from './backend.ts';
+import { LockstepTracker } from './lockstep.ts';
+import { clockStats, prometheusText } from './metrics-text.ts';
 import { prefixBlockHashes } from './prefix-hash.ts';
 
 /**
  * `infx sim serve`: the simulated engine behind an OpenAI-compatible HTTP API. Requests go into the
- * continuous-batching engine; its steps run in real time scaled by `timeScale`, and each step's tokens
- * are written to their streams when the wall clock reaches the step's end. Every response carries the
- * time scale, so a client can convert what it measures to simulated time.
+ * continuous-batching engine; its steps are paced on the wall clock, `timeScale` times faster than real
+ * time (pacer.ts), and each step's tokens are written to their streams when their step ends. Every chunk
+ * carries the engine's own timestamp and every response the time scale and simulator version, and a
+ * client that sends the lockstep header gets a clock that waits for it (schema/sim-protocol.ts).
  */
 
 export interface SimServeOptions {
@@ -47,6 +60,8 @@ export interface SimServeOptions {
   log?: (line: string) => void;
   /** Called after each response is complete (fault injection counts them). */
   onRequestFinished?: () => void;
+  /** Wall ms the engine waits for a request a lockstep client owes it (default pacer.ts). */
+  lockstepTimeoutMs?: number;
 }
 
 export interface SimServer {
@@ -56,59 +71,6 @@ export interface SimServer {
   readonly resolved: ResolvedSim;
   readonly disaggregated: boolean;
   close(): Promise<void>;
-}
-
-/** What the HTTP layer needs from one engine or a prefill/decode cluster. */
-interface Backend {
-  submit(req: SimRequest): void;
-  abort(id: string): boolean;
-  gauges(): EngineGauges;
-  runRealtime(options: { timeScale: number; signal?: AbortSignal }): Promise<void>;
-  resolved: ResolvedSim;
-  gpus: number;
-  kvTokens: number;
-  describe: Record<string, unknown>;
-}
-
-const isDisagg = (s: SimSetup | DisaggSetup): s is DisaggSetup => 'prefill' in s && 'decode' in s;
-
-function backendOf(setup: SimSetup | DisaggSetup, hooks: EngineHooks): Backend {
-  if (isDisagg(setup)) {
-    const cluster = new DisaggCluster(setup, hooks);
-    const pool = (r: ResolvedSim, workers: number) => ({
-      workers,
-      gpus_per_worker: r.gpus,
-      tp: r.par.tp,
-      pp: r.par.pp,
-      ep: r.par.ep,
-      dp_attn: r.par.dpAttn,
-    });
-    return {
-      submit: (req) => cluster.submit(req),
-      abort: (id) => cluster.abort(id),
-      gauges: () => cluster.gauges(),
-      runRealtime: (o) => cluster.runRealtime(o),
-      resolved: cluster.decodeResolved,
-      gpus: cluster.gpus,
-      kvTokens: cluster.gauges().kvCapacityTokens,
-      describe: {
-        prefill: pool(cluster.prefillResolved, setup.prefill.workers),
-        decode: pool(cluster.decodeResolved, setup.decode.workers),
-        kv_transfer_ms_per_1k_tokens: Number(cluster.transferMs(1000).toFixed(3)),
-      },
-    };
-  }
-  const { engine, resolved } = createSimEngine(setup, hooks);
-  return {
-    submit: (req) => engine.submit(req),
-    abort: (id) => engine.abort(id),
-    gauges: () => engine.gauges(),
-    runRealtime: (o) => engine.runRealtime(o),
-    resolved,
-    gpus: resolved.gpus,
-    kvTokens: resolved.kvBlocks * BLOCK_SIZE,
-    describe: { tp: resolved.par.tp, pp: resolved.par.pp, ep: resolved.par.ep, dp_attn: resolved.par.dpAttn },
-  };
 }
 
 const GENERATION: Readonly<Record<string, Endpoint>> = {
@@ -125,14 +87,20 @@ const textOf = (from: number, to: number) => {
 };
 
 interface Live {
-  onToken(total: number): void;
+  onToken(total: number, t: number): void;
   onFinish(info: FinishInfo): void;
+}
+
+/** A lockstep request: its tag and the engine time its phase began. */
+interface Locked {
+  tag: LockstepTag;
+  originMs: number;
 }
 
 export async function startSimServer(opts: SimServeOptions): Promise<SimServer> {
   const live = new Map<string, Live>();
   const engine = backendOf(opts.setup, {
-    onToken: (id, total) => live.get(id)?.onToken(total),
+    onToken: (id, total, t) => live.get(id)?.onToken(total, t),
     onFinish: (id, info) => {
       const l = live.get(id);
       live.delete(id);
@@ -142,14 +110,28 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
   const resolved = engine.resolved;
   const served = opts.servedModelName ?? resolved.model.id;
   const maxModelLen = opts.maxModelLen ?? resolved.model.maxContext;
-  const scaleHeader = { [TIME_SCALE_HEADER]: String(opts.timeScale) };
+  const headers = { [TIME_SCALE_HEADER]: String(opts.timeScale), [SIMULATOR_HEADER]: SIMULATOR_VERSION };
   const stop = new AbortController();
-  const loop = engine.runRealtime({ timeScale: opts.timeScale, signal: stop.signal });
+  let tracker: LockstepTracker | null = null;
+  const pacer = new Pacer({
+    timeScale: opts.timeScale,
+    signal: stop.signal,
+    ...(opts.lockstepTimeoutMs !== undefined ? { lockstepTimeoutMs: opts.lockstepTimeoutMs } : {}),
+    onLockstepTimeout: () => {
+      const gone = tracker?.abandonOwing() ?? [];
+      opts.log?.(
+        `lockstep: no request from ${gone.length ? `phase ${gone.join(', ')}` : 'the client'} in time; the engine goes on without it`,
+      );
+    },
+  });
+  tracker = new LockstepTracker(pacer);
+  const lockstep = tracker;
+  const loop = engine.run(pacer);
   let next = 0;
 
   opts.log?.(
     `GPU KV cache size: ${engine.kvTokens} tokens (${resolved.model.id} ${resolved.precision} on ` +
-      `${engine.gpus}x ${resolved.accelerator.id}, ${JSON.stringify(engine.describe)}); time scale ${opts.timeScale}x`,
+      `${engine.gpus}x ${resolved.accelerator.id}, ${JSON.stringify(engine.describe)}); time scale ${opts.timeScale}x; ${SIMULATOR_VERSION}`,
   );
 
   const json = (res: http.ServerResponse, status: number, body: unknown) => {
@@ -157,7 +139,7 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
     res.writeHead(status, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(text),
-      ...scaleHeader,
+      ...headers,
     });
     res.end(text);
   };
@@ -173,6 +155,8 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
           max_model_len: maxModelLen,
           infx: {
             time_scale: opts.timeScale,
+            simulator: SIMULATOR_VERSION,
+            clock: ENGINE_CLOCK_PROTOCOL,
             model: resolved.model.id,
             hardware: resolved.accelerator.id,
             gpus: engine.gpus,
@@ -185,7 +169,13 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
     });
   }
 
-  function generate(endpoint: Endpoint, body: Record<string, unknown>, res: http.ServerResponse) {
+  /** Validates and admits one generation request; false when it was answered without entering the engine. */
+  function generate(
+    endpoint: Endpoint,
+    body: Record<string, unknown>,
+    res: http.ServerResponse,
+    lock: Locked | null,
+  ): boolean {
     const req = readGenerationRequest(endpoint, body);
     const text = promptText(endpoint, body);
     const ids = opts.tokenize?.(text);
@@ -193,63 +183,144 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
     const maxTokens = Math.max(1, req.maxTokens ?? DEFAULT_MAX_TOKENS);
     if (promptTokens + maxTokens > maxModelLen) {
       json(res, 400, contextOverflowBody(maxModelLen, promptTokens, maxTokens));
-      return;
+      return false;
     }
     const k = next++;
     const id = `r${k}`;
     const payloads = new Payloads(endpoint, k, served, 'sim');
     let emitted = 0;
     let started = false;
-    const start = () => {
+    let left = false;
+    let arrival = 0;
+    let first: number | null = null;
+    const dueMs = lock && lock.tag.atMs !== null ? lock.originMs + lock.tag.atMs : null;
+    const leave = () => {
+      if (left) return;
+      left = true;
+      if (lock) lockstep.leave(lock.tag);
+    };
+    const firstStamp = (t: number): EngineStamp =>
+      dueMs === null ? { t, arrival } : { t, arrival, scheduled: dueMs };
+    const start = (t: number) => {
       if (started || !req.stream) return;
       started = true;
-      res.writeHead(200, {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-cache',
-        ...scaleHeader,
-      });
-      if (endpoint === 'chat') res.write(payloads.roleEvent());
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers });
+      if (endpoint === 'chat') res.write(stampEvent(payloads.roleEvent(), firstStamp(t)));
     };
+    const stampAt = (t: number): EngineStamp =>
+      emitted === 0 && endpoint !== 'chat' ? firstStamp(t) : { t };
     live.set(id, {
-      onToken(total) {
+      onToken(total, t) {
+        first ??= t;
         if (!req.stream) {
           emitted = total;
           return;
         }
-        start();
-        res.write(payloads.chunkEvent(textOf(emitted, total), 'content', null));
+        start(t);
+        res.write(stampEvent(payloads.chunkEvent(textOf(emitted, total), 'content', null), stampAt(t)));
         emitted = total;
       },
       onFinish(info) {
-        if (info.reason === 'abort') return;
+        if (info.reason === 'abort') return leave();
         const finish = info.reason === 'length' ? 'length' : 'stop';
         const usage = usageOf(promptTokens, info.outputTokens);
+        const t = info.finishMs;
+        // The client's next request is owed from this moment: lockstep holds the clock until it arrives.
+        leave();
         if (!req.stream) {
-          json(res, 200, payloads.body(textOf(0, info.outputTokens), '', finish, usage));
+          const stamp: EngineStamp = {
+            arrival,
+            first: first ?? t,
+            last: t,
+            ...(dueMs === null ? {} : { scheduled: dueMs }),
+          };
+          json(res, 200, payloads.body(textOf(0, info.outputTokens), '', finish, usage, stamp));
           opts.onRequestFinished?.();
           return;
         }
-        start();
-        res.write(payloads.chunkEvent('', 'content', finish));
-        if (req.includeUsage) res.write(payloads.usageEvent(usage));
+        start(t);
+        res.write(stampEvent(payloads.chunkEvent('', 'content', finish), { t }));
+        if (req.includeUsage) res.write(stampEvent(payloads.usageEvent(usage), { t }));
         res.end('data: [DONE]\n\n', () => opts.onRequestFinished?.());
       },
     });
+    let admitted = false;
+    let gone = false;
     res.on('close', () => {
-      if (live.has(id)) engine.abort(id);
-    });
-    try {
-      engine.submit({
-        id,
-        promptTokens,
-        maxTokens,
-        ignoreEos: body.ignore_eos === true,
-        ...(ids ? { prefixHashes: prefixBlockHashes(ids, BLOCK_SIZE) } : {}),
-      });
-    } catch (err) {
+      gone = true;
+      if (live.has(id) && admitted) engine.abort(id);
       live.delete(id);
-      if (!(err instanceof SimRequestError)) throw err;
-      json(res, 400, errorBody(err.message, 'invalid_request_error', 'context_length_exceeded'));
+      leave();
+    });
+    const admit = (atMs?: number) => {
+      if (gone) return;
+      try {
+        arrival = engine.submit(
+          {
+            id,
+            promptTokens,
+            maxTokens,
+            ignoreEos: body.ignore_eos === true,
+            ...(ids ? { prefixHashes: prefixBlockHashes(ids, BLOCK_SIZE) } : {}),
+          },
+          atMs,
+        );
+        admitted = true;
+      } catch (err) {
+        live.delete(id);
+        if (!(err instanceof SimRequestError)) throw err;
+        json(res, 400, errorBody(err.message, 'invalid_request_error', 'context_length_exceeded'));
+        leave();
+      }
+    };
+    // Open loop: the request waits in the engine's front door until it is due (on the engine clock).
+    if (dueMs !== null && dueMs > pacer.virtualNow()) pacer.schedule(dueMs, (t) => admit(t));
+    else admit();
+    return true;
+  }
+
+  function handle(endpoint: Endpoint, raw: Buffer, res: http.ServerResponse, lockHeader: string | null) {
+    let lock: Locked | null = null;
+    let tag: LockstepTag | null = null;
+    if (lockHeader !== null) {
+      const parsed = parseLockstep(lockHeader);
+      if (typeof parsed === 'string')
+        return json(
+          res,
+          400,
+          errorBody(
+            `invalid ${LOCKSTEP_HEADER} header: ${parsed}`,
+            'invalid_request_error',
+            400,
+            LOCKSTEP_HEADER,
+          ),
+        );
+      tag = parsed;
+    }
+    // A lockstep request is handled at one instant of simulated time: its arrival is stamped before its
+    // phase's hold (if any) is updated.
+    if (tag) pacer.hold();
+    try {
+      if (tag) {
+        const origin = lockstep.arrive(tag);
+        if (origin !== null) lock = { tag, originMs: origin };
+      }
+      let admitted = false;
+      try {
+        const body = parseJson(raw);
+        if (body === undefined) {
+          json(res, 400, errorBody('the request body is not valid JSON', 'invalid_request_error', 400));
+          return;
+        }
+        admitted = generate(endpoint, body as Record<string, unknown>, res, lock);
+      } catch (err) {
+        if (!(err instanceof BadRequest)) throw err;
+        json(res, 400, errorBody(err.message, 'invalid_request_error', 400, err.param));
+      } finally {
+        if (!admitted && lock) lockstep.leave(lock.tag);
+      }
+    } finally {
+      if (tag) pacer.release();
     }
   }
 
@@ -258,29 +329,26 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
     const endpoint = GENERATION[path];
     if (req.method === 'GET' && path === '/health') return json(res, 200, { status: 'ok' });
     if (req.method === 'GET' && path === '/v1/models') return models(res);
+    if (req.method === 'GET' && path === '/infx/clock')
+      return json(res, 200, clockStats(pacer, engine.gauges(), lockstep.stats));
     if (req.method === 'GET' && path === '/metrics') {
-      const text = prometheusText(engine.gauges(), served, engine.kvTokens);
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4', ...scaleHeader });
+      const text = prometheusText(
+        engine.gauges(),
+        served,
+        engine.kvTokens,
+        clockStats(pacer, engine.gauges(), lockstep.stats),
+      );
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4', ...headers });
       return res.end(text);
     }
     if (!endpoint || req.method !== 'POST')
       return json(res, 404, errorBody(`no route ${req.method} ${path}`, 'not_found_error', 404));
+    const lockHeader = req.headers[LOCKSTEP_HEADER];
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => {
-      let body: unknown;
-      try {
-        body = JSON.parse(Buffer.concat(parts).toString('utf8'));
-      } catch {
-        return json(res, 400, errorBody('the request body is not valid JSON', 'invalid_request_error', 400));
-      }
-      try {
-        generate(endpoint, body as Record<string, unknown>, res);
-      } catch (err) {
-        if (!(err instanceof BadRequest)) throw err;
-        json(res, 400, errorBody(err.message, 'invalid_request_error', 400, err.param));
-      }
-    });
+    req.on('end', () =>
+      handle(endpoint, Buffer.concat(parts), res, typeof lockHeader === 'string' ? lockHeader : null),
+    );
   });
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -303,4 +371,12 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
       await loop;
     },
   };
+}
+
+function parseJson(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }

@@ -1,0 +1,59 @@
+import { createSimEngine, type ResolvedSim, type SimSetup } from '../engine/config.ts';
+import { DisaggCluster, type DisaggSetup } from '../engine/disagg.ts';
+import { BLOCK_SIZE } from '../engine/kv-cache.ts';
+import type { Pacer } from '../engine/pacer.ts';
+import type { EngineGauges, EngineHooks, SimRequest } from '../engine/types.ts';
+
+/** What the HTTP layer needs from one engine or a prefill/decode cluster. */
+export interface Backend {
+  /** Queues a request; returns its arrival (engine ms). `atMs`: a paced event at that time. */
+  submit(req: SimRequest, atMs?: number): number;
+  abort(id: string): boolean;
+  gauges(): EngineGauges;
+  run(pacer: Pacer): Promise<void>;
+  resolved: ResolvedSim;
+  gpus: number;
+  kvTokens: number;
+  describe: Record<string, unknown>;
+}
+
+export const isDisagg = (s: SimSetup | DisaggSetup): s is DisaggSetup => 'prefill' in s && 'decode' in s;
+
+export function backendOf(setup: SimSetup | DisaggSetup, hooks: EngineHooks): Backend {
+  if (isDisagg(setup)) {
+    const cluster = new DisaggCluster(setup, hooks);
+    const pool = (r: ResolvedSim, workers: number) => ({
+      workers,
+      gpus_per_worker: r.gpus,
+      tp: r.par.tp,
+      pp: r.par.pp,
+      ep: r.par.ep,
+      dp_attn: r.par.dpAttn,
+    });
+    return {
+      submit: (req, atMs) => cluster.submit(req, atMs),
+      abort: (id) => cluster.abort(id),
+      gauges: () => cluster.gauges(),
+      run: (pacer) => cluster.runRealtime({ timeScale: pacer.timeScale }, pacer),
+      resolved: cluster.decodeResolved,
+      gpus: cluster.gpus,
+      kvTokens: cluster.gauges().kvCapacityTokens,
+      describe: {
+        prefill: pool(cluster.prefillResolved, setup.prefill.workers),
+        decode: pool(cluster.decodeResolved, setup.decode.workers),
+        kv_transfer_ms_per_1k_tokens: Number(cluster.transferMs(1000).toFixed(3)),
+      },
+    };
+  }
+  const { engine, resolved } = createSimEngine(setup, hooks);
+  return {
+    submit: (req, atMs) => engine.submit(req, atMs),
+    abort: (id) => engine.abort(id),
+    gauges: () => engine.gauges(),
+    run: (pacer) => engine.runRealtime({ timeScale: pacer.timeScale }, pacer),
+    resolved,
+    gpus: resolved.gpus,
+    kvTokens: resolved.kvBlocks * BLOCK_SIZE,
+    describe: { tp: resolved.par.tp, pp: resolved.par.pp, ep: resolved.par.ep, dp_attn: resolved.par.dpAttn },
+  };
+}
