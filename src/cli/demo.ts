@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { numberIn, parseIntArg, positiveInt } from './common.ts';
+import { parseIntArg, positiveInt } from './common.ts';
 import { storeErrorCode } from './ingest.ts';
 import type { CliIO } from './io.ts';
+import { timeScale } from './sweep-flags.ts';
 
 /** `infx demo` (npm run demo): example sweep on the simulated engine → store → dashboard. */
 
@@ -11,7 +12,7 @@ interface DemoFlags {
   db?: string;
   port: number;
   host: string;
-  simTimeScale: number;
+  simTimeScale: number | 'auto';
   maxConc?: number;
   exitAfterIngest?: boolean;
 }
@@ -39,7 +40,7 @@ async function demo(f: DemoFlags, io: CliIO, version: string): Promise<number> {
   let sweep: Awaited<ReturnType<typeof demoSweep>>;
   try {
     io.stderr(
-      `infx demo: sweeping examples/demo.yaml on the simulated engine (${f.simTimeScale}x real time)\n`,
+      `infx demo: sweeping examples/demo.yaml on the simulated engine (${f.simTimeScale === 'auto' ? 'each point as fast as this host sustains' : `${f.simTimeScale}x real time`}; every figure is simulated)\n`,
     );
     sweep = await demoSweep(options, {
       log: reporter.log,
@@ -56,8 +57,9 @@ async function demo(f: DemoFlags, io: CliIO, version: string): Promise<number> {
     return 130;
   }
   io.stderr(
-    `${resumed && outcome.ok.length === 0 ? 'reused the earlier demo sweep' : 'sweep done'}: ` +
-      `${outcome.alreadyDone + outcome.ok.length} points ok, ${outcome.failed.length} failed (${runDir})\n`,
+    `${resumed && outcome.ok.length + outcome.invalid.length === 0 ? 'reused the earlier demo sweep' : 'sweep done'}: ` +
+      `${outcome.alreadyDone + outcome.ok.length} points ok` +
+      `${outcome.invalid.length ? `, ${outcome.invalid.length} not valid` : ''}, ${outcome.failed.length} failed (${runDir})\n`,
   );
   const report = await demoIngest(options, runDir);
   io.stderr(formatIngestReport(report));
@@ -81,7 +83,8 @@ async function demo(f: DemoFlags, io: CliIO, version: string): Promise<number> {
     );
     return 1;
   }
-  io.stdout(`infx demo: the dashboard is at ${server.url}  (Ctrl-C to stop)\n`);
+  // The demo's results are stored as unofficial (they are simulated): open the view that shows them.
+  io.stdout(`infx demo: the dashboard is at ${server.url}/?status=unofficial  (Ctrl-C to stop)\n`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
@@ -108,9 +111,9 @@ export function registerDemo(
     .option('--host <host>', 'dashboard address', '127.0.0.1')
     .option(
       '--sim-time-scale <s>',
-      'simulated engine speed-up',
-      numberIn(0, Number.POSITIVE_INFINITY, true),
-      50,
+      "simulated engine speed-up, or 'auto': as fast as this host sustains for each point",
+      timeScale,
+      'auto' as const,
     )
     .option('--max-conc <n>', 'a quicker demo: concurrencies up to N only', positiveInt)
     .option('--exit-after-ingest', 'stop after the results are stored (no dashboard)')

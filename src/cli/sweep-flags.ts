@@ -8,7 +8,7 @@ import { nonNegativeInt, numberIn, parseIntArg, positiveInt } from './common.ts'
 
 export interface PointFlags {
   engine: EngineKind;
-  simTimeScale?: number;
+  simTimeScale?: number | 'auto';
   container: ContainerRuntime;
   readyTimeout: number;
   acceptance: string;
@@ -24,6 +24,10 @@ export interface PointFlags {
 }
 
 const positive = numberIn(0, Number.POSITIVE_INFINITY, true);
+
+export function timeScale(value: string): number | 'auto' {
+  return value === 'auto' ? 'auto' : positive(value);
+}
 
 function acceptance(value: string): string {
   if (value === 'golden' || value === 'real') return value;
@@ -41,7 +45,11 @@ export function pointFlags(cmd: Command): Command {
         .choices(['sim', 'recipe'])
         .default('sim'),
     )
-    .option('--sim-time-scale <s>', 'simulated engine: run S times faster than real time', positive)
+    .option(
+      '--sim-time-scale <s>',
+      "simulated engine: run S times faster than real time, or 'auto' (default): as fast as this host sustains for each point",
+      timeScale,
+    )
     .addOption(
       new Option('--container <runtime>', 'recipe engines: run the server in a container')
         .choices(CONTAINER_RUNTIMES)
@@ -104,7 +112,7 @@ export function engineDefaults(f: PointFlags): Omit<PointEngine, 'faults'> {
   return {
     kind: f.engine,
     container: f.container,
-    simTimeScale: f.engine === 'sim' ? (f.simTimeScale ?? 1) : null,
+    simTimeScale: f.engine === 'sim' ? (f.simTimeScale ?? 'auto') : null,
     readyTimeoutS: f.readyTimeout,
     acceptance: f.acceptance === 'golden' || f.acceptance === 'real' ? f.acceptance : Number(f.acceptance),
   };

@@ -34,7 +34,7 @@ export async function runAndReport(
     reporter.end();
     io.stdout(formatOutcome(outcome, runDir, manifest));
     if (outcome.interrupted) return 130;
-    return outcome.failed.length > 0 || outcome.canaryFailed ? 1 : 0;
+    return outcome.failed.length > 0 || outcome.invalid.length > 0 || outcome.canaryFailed ? 1 : 0;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

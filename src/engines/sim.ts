@@ -28,6 +28,8 @@ export interface SimLaunchOptions {
   port: number;
   host?: string;
   timeScale: number | null;
+  /** The point's concurrency: the engine admits at least that many requests at once, as predict assumes. */
+  conc: number;
   seed: number;
   attempt: number;
   faults: readonly SimFault[];
@@ -60,6 +62,8 @@ export function renderSim(row: MatrixRow, opts: SimLaunchOptions): EngineLaunch 
     row.model,
     '--seed',
     String(opts.seed),
+    '--max-num-seqs',
+    String(Math.max(256, opts.conc)),
     ...(opts.timeScale !== null ? ['--time-scale', String(opts.timeScale)] : []),
     ...faultFlags(opts.faults, opts.attempt),
   ];

@@ -44,8 +44,11 @@ export const SimFaultSchema = z.strictObject({
 export const PointEngineSchema = z.strictObject({
   kind: z.enum(ENGINE_KINDS),
   container: z.enum(CONTAINER_RUNTIMES),
-  /** Simulated engine only: how many times faster than real time it runs. */
-  simTimeScale: z.number().positive().nullable(),
+  /**
+   * Simulated engine only: how many times faster than real time it runs; `auto`: as fast as this host
+   * sustains for the point (src/sim/engine/time-scale.ts), chosen when the point starts.
+   */
+  simTimeScale: z.union([z.number().positive(), z.literal('auto')]).nullable(),
   readyTimeoutS: z.number().positive(),
   acceptance: z.union([z.enum(['golden', 'real']), z.number().positive()]),
   faults: z.array(SimFaultSchema),

@@ -5,6 +5,7 @@ import type { RunManifest } from '../schema/run-dir.ts';
 import { localExecutor } from './executors/local.ts';
 import type { PointExecutor } from './executors/types.ts';
 import { attemptDir, pointDir, readManifest } from './run-dir.ts';
+import { resolveSimScale } from './sim-scale.ts';
 import { runSweep, type Selection, SPEC_FILE, type SweepHooks, type SweepOutcome } from './sweep.ts';
 
 /** The executor a manifest asks for, and a sweep over it; the engine command lines of a dry run. */
@@ -50,7 +51,8 @@ export async function plannedLaunches(
           renderSim(p.row, {
             pointFile: join(pointDir(runDir, p.pointId), SPEC_FILE),
             port: port++,
-            timeScale: p.engine.simTimeScale,
+            timeScale: resolveSimScale(p).scale,
+            conc: p.conc,
             seed: p.bench.seed,
             attempt: 1,
             faults: p.engine.faults,

@@ -84,9 +84,11 @@ export function formatStatus(
 export function formatOutcome(outcome: SweepOutcome, runDir: string, manifest: RunManifest): string {
   const lines = [
     `run ${manifest.runId}: ${outcome.ok.length} ok this sweep` +
-      `${outcome.alreadyDone ? ` (+${outcome.alreadyDone} done before)` : ''}, ${outcome.failed.length} failed, ` +
+      `${outcome.alreadyDone ? ` (+${outcome.alreadyDone} done before)` : ''}, ` +
+      `${outcome.invalid.length ? `${outcome.invalid.length} not valid, ` : ''}${outcome.failed.length} failed, ` +
       `${outcome.notRun.length} not run; results in ${runDir}`,
   ];
+  for (const v of outcome.invalid) lines.push(`  not valid ${v.pointId}: ${v.reason}`);
   for (const f of outcome.failed) lines.push(`  failed  ${f.pointId}: ${f.status.phase}: ${f.status.reason}`);
   for (const n of outcome.notRun) lines.push(`  not run ${n.pointId}: ${n.reason}`);
   if (outcome.canaryFailed) lines.push('the canary failed, so no other point ran');

@@ -16,6 +16,7 @@ import type { PointAttempt, PointPhase, PointSpec, PointStatus } from '../schema
 import { RUN_DIR_SCHEMA_VERSION } from '../schema/run-dir.ts';
 import { BenchError, BenchInterrupted, runBench } from './bench-point.ts';
 import { ATTEMPT_FILES, writeJson } from './run-dir.ts';
+import { resolveSimScale } from './sim-scale.ts';
 
 /**
  * One attempt at one point, start to finish: render the engine, start it fresh, wait until it serves, run
@@ -45,15 +46,20 @@ class PhaseFailure extends Error {
 }
 
 async function render(spec: PointSpec, o: AttemptOptions, pointFile: string): Promise<EngineLaunch> {
-  if (spec.engine.kind === 'sim')
+  if (spec.engine.kind === 'sim') {
+    const scale = resolveSimScale(spec);
+    o.log?.(`simulated engine: ${scale.note}`);
+    if (scale.warning) o.log?.(`warning: ${scale.warning}`);
     return renderSim(spec.row, {
       pointFile,
       port: await allocatePort(),
-      timeScale: spec.engine.simTimeScale,
+      timeScale: scale.scale,
+      conc: spec.conc,
       seed: spec.bench.seed,
       attempt: o.attempt,
       faults: spec.engine.faults,
     });
+  }
   const { renderRecipe } = await import('../engines/recipe.ts');
   return renderRecipe(spec.row, {
     conc: spec.conc,
@@ -73,6 +79,14 @@ function judge(result: PointResult, engineDied: string | null): PointFailure | n
   if (engineDied) return { phase: 'benchmark', reason: engineDied };
   if (!result.gate.passed) return { phase: 'benchmark', reason: result.gate.reason ?? 'the gate failed' };
   return null;
+}
+
+function invalidReason(r: PointResult): string {
+  const why = [
+    ...(r.engine.engineLimited ? r.engine.reasons.map((x) => `engine-limited: ${x}`) : []),
+    ...(r.client.clientLimited ? r.client.reasons.map((x) => `client-limited: ${x}`) : []),
+  ];
+  return why.join('; ') || 'the client or the engine set the pace';
 }
 
 interface PointFailure {
@@ -169,7 +183,7 @@ export async function runPointAttempt(spec: PointSpec, opts: AttemptOptions): Pr
       valid = report.result.valid;
       failure = judge(report.result, engineDied);
       if (!failure && o.signal?.aborted) failure = { phase: 'benchmark', reason: 'stopped before the end' };
-      if (!failure && !report.result.valid) note = 'the result is not valid: the client limited the load';
+      if (!failure && !report.result.valid) note = `the result is not valid: ${invalidReason(report.result)}`;
     } catch (err) {
       if (err instanceof BenchInterrupted)
         throw new PhaseFailure('warmup', engineDied ?? `interrupted: ${err.message}`);

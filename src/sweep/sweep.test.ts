@@ -5,6 +5,7 @@ import { tmpDir } from '../../test/helpers.ts';
 import { fixedRow } from '../../test/rows.ts';
 import type { PointPhase, PointStatus, RunManifest, RunOptions } from '../schema/run-dir.ts';
 import type { AttemptJob, PointExecutor } from './executors/types.ts';
+import { formatOutcome } from './format.ts';
 import { planPoints, REFERENCE_BENCH } from './points.ts';
 import { ATTEMPT_FILES, writeJson, writeManifest } from './run-dir.ts';
 import { runSweep, type Selection } from './sweep.ts';
@@ -15,7 +16,8 @@ import { runSweep, type Selection } from './sweep.ts';
  * the real executors are tested end to end in test/sweep*.test.ts.
  */
 
-type Outcome = 'ok' | PointPhase;
+/** ok, ok but not valid (the client or the engine set the pace), or a failure in that phase. */
+type Outcome = 'ok' | 'invalid' | PointPhase;
 type Script = Record<number, { outcomes: Outcome[]; ms?: number }>;
 
 function scripted(script: Script, order: string[]): PointExecutor {
@@ -35,15 +37,22 @@ function scripted(script: Script, order: string[]): PointExecutor {
       });
       const done = finished.then(async (interrupted) => {
         const now = new Date().toISOString();
+        const ran = (outcome === 'ok' || outcome === 'invalid') && !interrupted;
         const status: PointStatus = {
           schemaVersion: 1,
           pointId: job.spec.pointId,
           attempt: job.attempt,
-          status: outcome === 'ok' && !interrupted ? 'ok' : 'failed',
-          phase: outcome === 'ok' && !interrupted ? null : outcome === 'ok' ? 'benchmark' : outcome,
-          reason: interrupted ? 'interrupted' : outcome === 'ok' ? null : `scripted ${outcome} failure`,
+          status: ran ? 'ok' : 'failed',
+          phase: ran ? null : outcome === 'ok' || outcome === 'invalid' ? 'benchmark' : outcome,
+          reason: interrupted
+            ? 'interrupted'
+            : outcome === 'ok'
+              ? null
+              : outcome === 'invalid'
+                ? 'the result is not valid: engine-limited: scripted'
+                : `scripted ${outcome} failure`,
           interrupted,
-          valid: null,
+          valid: ran ? outcome === 'ok' : null,
           startedAt: now,
           finishedAt: now,
           durationS: 0.01,
@@ -113,6 +122,21 @@ async function run(
 const rows = (...concs: number[]) => concs.map((conc) => fixedRow({ conc }));
 
 describe('runSweep', () => {
+  it('counts a point that ran but is not valid as not ok, and says why', async () => {
+    const r = await run(rows(1, 2, 4), { 2: { outcomes: ['invalid'] } });
+    expect(r.ok).toEqual([1, 4]);
+    expect(r.failed).toEqual([]);
+    expect(r.outcome.invalid.map((v) => v.reason)).toEqual([
+      'the result is not valid: engine-limited: scripted',
+    ]);
+    const text = formatOutcome(r.outcome, r.runDir, { runId: 'r' } as RunManifest);
+    expect(text).toMatch(/^run r: 2 ok this sweep, 1 not valid, 0 failed, 0 not run/);
+    expect(text).toContain('not valid ');
+    // It is done (not rerun on resume): its result stays as measured.
+    const again = await run(rows(1, 2, 4), {}, { runDir: r.runDir });
+    expect(again.order).toEqual([]);
+  });
+
   it('retries a failed point right away, as attempt 2, 3, … up to --retries', async () => {
     const r = await run(rows(1, 2), { 1: { outcomes: ['setup', 'benchmark', 'ok'] } }, { retries: 2 });
     expect(r.order).toEqual(['1#1', '1#2', '1#3', '2#1']);

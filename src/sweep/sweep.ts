@@ -28,7 +28,10 @@ export interface SweepHooks {
 }
 
 export interface SweepOutcome {
+  /** Ok and valid. */
   ok: string[];
+  /** Ran to the end but the result is not valid (the client or the engine set the pace): not ok. */
+  invalid: { pointId: string; reason: string }[];
   failed: { pointId: string; status: PointStatus }[];
   /** Not run: interrupted, stopped by fail-fast or by a failed canary. */
   notRun: { pointId: string; reason: string }[];
@@ -59,6 +62,7 @@ export async function runSweep(
   const states = await pointStates(runDir, manifest.points);
   const outcome: SweepOutcome = {
     ok: [],
+    invalid: [],
     failed: [],
     notRun: [],
     alreadyDone: 0,
@@ -133,6 +137,10 @@ export async function runSweep(
   };
 
   const settle = (spec: PointSpec, status: PointStatus) => {
+    if (status.status === 'ok' && status.valid === false) {
+      outcome.invalid.push({ pointId: spec.pointId, reason: status.reason ?? 'the result is not valid' });
+      return;
+    }
     if (status.status === 'ok') {
       outcome.ok.push(spec.pointId);
       return;

@@ -1,0 +1,47 @@
+import type { PointSpec } from '../schema/run-dir.ts';
+import {
+  chooseTimeScale,
+  hostSlowdown,
+  type ScaleChoice,
+  unsustainableScale,
+} from '../sim/engine/time-scale.ts';
+import { setupFromRow } from '../sim/serve/setup-from.ts';
+
+/**
+ * The time scale a simulated point runs at: the one given, or (auto) the fastest this host sustains for
+ * it; with a note for the log, and a warning when a given scale is beyond what the host sustains.
+ */
+
+export interface ResolvedScale {
+  scale: number;
+  note: string;
+  warning: string | null;
+}
+
+let slowdown: number | null = null;
+
+/** Measured once per process: the host's speed does not change between the points of one sweep. */
+function hostFactor(): number {
+  slowdown ??= hostSlowdown();
+  return slowdown;
+}
+
+export function resolveSimScale(spec: Pick<PointSpec, 'row' | 'conc' | 'bench' | 'engine'>): ResolvedScale {
+  const given = spec.engine.simTimeScale;
+  let choice: ScaleChoice;
+  try {
+    choice = chooseTimeScale(
+      setupFromRow(spec.row),
+      { isl: spec.bench.isl, osl: spec.bench.osl, concurrency: spec.conc },
+      hostFactor(),
+    );
+  } catch (err) {
+    // The engine itself will say what is wrong with the row when it starts.
+    const scale = typeof given === 'number' ? given : 1;
+    return { scale, note: `time scale ${scale}x (${(err as Error).message})`, warning: null };
+  }
+  const why = `a decode step of ${choice.stepMs.toFixed(1)} ms at concurrency ${choice.seqs} needs about ${choice.hostStepMs.toFixed(2)} ms of this host's time`;
+  if (typeof given === 'number')
+    return { scale: given, note: `time scale ${given}x (given)`, warning: unsustainableScale(given, choice) };
+  return { scale: choice.scale, note: `time scale ${choice.scale}x (auto: ${why})`, warning: null };
+}
