@@ -6,4 +6,8 @@ if (!existsSync(bundle)) {
   process.stderr.write('infx is not built yet: run `npm run build` (or `npm ci`, which builds it).\n');
   process.exit(1);
 }
-await import(bundle.href);
+// `infx sim serve` (a fresh simulated engine per sweep point) has a slim entry of its own, which starts
+// without loading the rest of the CLI; it parses its flags exactly as the full CLI does.
+const slim = new URL('../dist/sim-serve/sim-serve.mjs', import.meta.url);
+const [command, sub] = process.argv.slice(2);
+await import(command === 'sim' && sub === 'serve' && existsSync(slim) ? slim.href : bundle.href);

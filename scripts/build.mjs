@@ -1,8 +1,9 @@
 // Bundles the CLI into one ES module so a command starts by loading a single file (matters for the
 // whole-process speed of `infx matrix`, see bench/matrix.ts).
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 // Identifies what the bundle was built from, so caches of its results never outlive a change to it.
@@ -20,14 +21,7 @@ function sourceHash() {
 // Chunk names carry content hashes: start clean so stale chunks never pile up.
 rmSync('dist', { recursive: true, force: true });
 
-await build({
-  // Split so that code only some runs need (zod and the schemas, on a parse-cache miss) loads on demand.
-  // The client's worker threads load their own entry, next to the CLI's.
-  entryPoints: { infx: 'src/cli/bin.ts', 'client-worker': 'src/client/worker.ts' },
-  outdir: 'dist',
-  outExtension: { '.js': '.mjs' },
-  splitting: true,
-  chunkNames: 'chunks/[name]-[hash]',
+const common = {
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -41,7 +35,50 @@ await build({
   banner: {
     js: "import { createRequire as __infxCreateRequire } from 'node:module'; const require = __infxCreateRequire(import.meta.url);",
   },
+};
+
+await build({
+  ...common,
+  // Split so that code only some runs need (zod and the schemas, on a parse-cache miss) loads on demand.
+  // The client's worker threads load their own entry, next to the CLI's.
+  entryPoints: { infx: 'src/cli/bin.ts', 'client-worker': 'src/client/worker.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.mjs' },
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
 });
+
+// `infx sim serve` as an entry of its own (bin/infx.js runs it for that command): every simulated point
+// starts a fresh engine process, which then loads and compiles only what the engine needs.
+await build({
+  ...common,
+  entryPoints: { 'sim-serve': 'src/cli/sim-serve-bin.ts' },
+  outdir: 'dist/sim-serve',
+  outExtension: { '.js': '.mjs' },
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+});
+
+// The built-in tokenizer's vocabulary as typed arrays (src/workload/o200k-table.ts), so a process that
+// needs it reads it in a few ms instead of building it (a simulated engine start, the client).
+{
+  mkdirSync('node_modules/.cache', { recursive: true });
+  const dir = mkdtempSync(join('node_modules/.cache', 'infx-build-'));
+  try {
+    const outfile = join(dir, 'o200k-table.mjs');
+    await build({
+      ...common,
+      entryPoints: ['src/workload/o200k-table.ts'],
+      outfile,
+      packages: 'external',
+      sourcemap: false,
+    });
+    const { saveTable, TABLE_FILE } = await import(pathToFileURL(outfile).href);
+    saveTable(join('dist', TABLE_FILE));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 // The dashboard UI (src/web/ui) into dist/web, with Vite.
 await import('./build-web.mjs');

@@ -1,20 +1,4 @@
+import { launch } from './launch.ts';
 import { run } from './main.ts';
 
-// `infx matrix … | head` closes the pipe early; that is not an error worth a stack trace.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(0);
-  throw err;
-});
-
-run(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.stderr.write(
-      `infx: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-    );
-    process.stderr.write('This is a bug in infx; please report it with the command line that caused it.\n');
-    process.exitCode = 70;
-  },
-);
+launch((argv) => run(argv));

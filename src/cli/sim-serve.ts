@@ -3,12 +3,12 @@ import { CatalogError } from '../catalog/index.ts';
 import { PRECISIONS, type Precision } from '../schema/catalog.ts';
 import { type SimSetup, SimSetupError } from '../sim/engine/config.ts';
 import { DEFAULT_AL, DEFAULT_DRAFT_TOKENS, RowsError } from '../sim/engine/rows.ts';
-import { untilSignal } from '../sim/scripted/run.ts';
 import { startSimServer } from '../sim/serve/server.ts';
 import { ServeSetupError, serveSetup } from '../sim/serve/setup-from.ts';
 import { loadTokenizer } from '../workload/tokenizers.ts';
 import { numberIn, parseIntArg, positiveInt } from './common.ts';
 import type { CliIO } from './io.ts';
+import { untilSignal } from './signals.ts';
 
 /** `infx sim serve`: the simulated engine behind an OpenAI-compatible API. */
 

@@ -1,8 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { ServeError, serveScripted, untilSignal } from '../sim/scripted/run.ts';
+import { ServeError, serveScripted } from '../sim/scripted/run.ts';
 import { ScriptError } from '../sim/scripted/script.ts';
 import { parseIntArg, reportError } from './common.ts';
 import type { CliIO } from './io.ts';
+import { untilSignal } from './signals.ts';
 import { registerSimPredict } from './sim-predict.ts';
 import { registerSimServe } from './sim-serve.ts';
 

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, type FSWatcher, openSync, watch, writeSync } from 'node:fs';
 import { mkdir, open, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { EngineLaunch, EngineProcess } from '../schema/engine-launch.ts';
 
@@ -24,6 +25,8 @@ export interface RunningEngine {
   /** SIGTERM every process group, SIGKILL what is left after graceMs; true when it had to force. */
   stop(graceMs?: number): Promise<{ forced: boolean }>;
   pids(): number[];
+  /** Where the processes' stdout and stderr go (readiness probes as soon as it is written to). */
+  readonly logPath?: string;
 }
 
 export class EngineStartError extends Error {
@@ -103,6 +106,7 @@ export async function startEngine(
 
   return {
     exited,
+    logPath: opts.logPath,
     exit: () => firstExit,
     pids: () => children.map((c) => c.child.pid).filter((p): p is number => p !== undefined),
     async stop(graceMs = 10_000) {
@@ -132,7 +136,79 @@ export async function startEngine(
   };
 }
 
-/** Polls GET baseUrl+readyPath until it answers 200, an engine process exits, or the timeout passes. */
+/** Pause after a probe that found nothing listening: a refused connect is cheap, so polls are frequent. */
+const REFUSED_INTERVAL_MS = 5;
+/** Pause after an answer other than 200: the engine is up and loading; no need to ask 200 times a second. */
+const ANSWERED_INTERVAL_MS = 25;
+/** The most one probe may take (connect, request, status line); also capped by the overall deadline. */
+export const PROBE_TIMEOUT_MS = 2000;
+/** The most of an answer a probe reads: its status line has to come within this many bytes. */
+export const PROBE_MAX_BYTES = 4096;
+
+/** What one probe of the ready URL found: 200, another answer, or no answer (refused, reset, timed out). */
+export type ProbeOutcome = 'ready' | 'answered' | 'none';
+
+/**
+ * One GET of `url` that reads no more than the status line (at most PROBE_MAX_BYTES), never takes longer
+ * than `timeoutMs`, and never throws. http: a bare socket and a minimal request; https: fetch, read alike.
+ */
+export function probeReady(url: URL, timeoutMs: number, signal?: AbortSignal): Promise<ProbeOutcome> {
+  if (url.protocol !== 'http:') return probeFetch(url, timeoutMs, signal);
+  return new Promise((resolve) => {
+    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    const socket = connect({ host, port: Number(url.port || 80) });
+    let head = '';
+    let done = false;
+    const finish = (outcome: ProbeOutcome) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
+      socket.destroy();
+      resolve(outcome);
+    };
+    const abort = () => finish('none');
+    const timer = setTimeout(abort, timeoutMs);
+    signal?.addEventListener('abort', abort, { once: true });
+    if (signal?.aborted) return abort();
+    socket.setNoDelay(true);
+    socket.once('connect', () => {
+      socket.write(
+        `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\n\r\n`,
+      );
+    });
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      head += chunk.slice(0, PROBE_MAX_BYTES - head.length);
+      const eol = head.indexOf('\r\n');
+      if (eol >= 0) {
+        const status = /^HTTP\/\d(?:\.\d)? (\d{3})/.exec(head.slice(0, eol));
+        finish(status?.[1] === '200' ? 'ready' : status ? 'answered' : 'none');
+      } else if (head.length >= PROBE_MAX_BYTES) finish('none');
+    });
+    socket.once('error', () => finish('none'));
+    socket.once('close', () => finish('none'));
+  });
+}
+
+async function probeFetch(url: URL, timeoutMs: number, signal?: AbortSignal): Promise<ProbeOutcome> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  try {
+    const res = await fetch(url, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    // The status is all a probe needs: drop the body unread (its size is the server's to choose).
+    await res.body?.cancel().catch(() => {});
+    return res.status === 200 ? 'ready' : 'answered';
+  } catch {
+    return 'none';
+  }
+}
+
+/**
+ * Polls GET baseUrl+readyPath until it answers 200, an engine process exits, the signal aborts, or the
+ * timeout passes. Nothing listening yet: a probe every `intervalMs` (default 5 ms), and one as soon as the
+ * engine writes to its log (engines log when they start listening), so a ready engine is seen within a
+ * few ms; an answer other than 200: a probe every ANSWERED_INTERVAL_MS at most.
+ */
 export async function waitUntilReady(
   launch: EngineLaunch,
   engine: RunningEngine,
@@ -140,29 +216,102 @@ export async function waitUntilReady(
 ): Promise<void> {
   const url = new URL(launch.readyPath, launch.baseUrl);
   const deadline = Date.now() + opts.timeoutMs;
-  const interval = opts.intervalMs ?? 250;
-  while (true) {
-    const exit = engine.exit();
-    if (exit)
-      throw new EngineStartError(
-        `the engine's ${exit.role} process exited before it was ready (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})`,
-        exit,
-      );
-    if (opts.signal?.aborted) throw new EngineStartError('interrupted while waiting for the engine', null);
-    if (Date.now() > deadline)
-      throw new EngineStartError(
-        `the engine was not ready after ${Math.round(opts.timeoutMs / 1000)} s (GET ${url.href} never answered 200)`,
-        null,
-      );
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(Math.min(5000, interval * 8)) });
-      await res.arrayBuffer();
-      if (res.status === 200) return;
-    } catch {
-      // Not listening yet.
+  const interval = opts.intervalMs ?? REFUSED_INTERVAL_MS;
+  // Wakes a probe or a pause at once when a process exits or the caller gives up.
+  const stop = new AbortController();
+  const wake = () => stop.abort();
+  void engine.exited.then(wake);
+  opts.signal?.addEventListener('abort', wake, { once: true });
+  const log = new LogWatch(engine.logPath);
+  try {
+    while (true) {
+      const exit = engine.exit();
+      if (exit)
+        throw new EngineStartError(
+          `the engine's ${exit.role} process exited before it was ready (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})`,
+          exit,
+        );
+      if (opts.signal?.aborted) throw new EngineStartError('interrupted while waiting for the engine', null);
+      const left = deadline - Date.now();
+      if (left < 0)
+        throw new EngineStartError(
+          `the engine was not ready after ${Math.round(opts.timeoutMs / 1000)} s (GET ${url.href} never answered 200)`,
+          null,
+        );
+      log.reset();
+      const outcome = await probeReady(url, Math.max(1, Math.min(PROBE_TIMEOUT_MS, left)), stop.signal);
+      if (outcome === 'ready') return;
+      if (stop.signal.aborted) continue;
+      if (outcome === 'answered') await pause(Math.max(interval, ANSWERED_INTERVAL_MS), stop.signal);
+      else await pause(interval, stop.signal, log);
     }
-    await Promise.race([new Promise((r) => setTimeout(r, interval)), engine.exited]);
+  } finally {
+    log.close();
+    opts.signal?.removeEventListener('abort', wake);
   }
+}
+
+/** Whether an engine has written to its log since the last reset (inotify, where there is one). */
+class LogWatch {
+  private watcher: FSWatcher | null = null;
+  private wrote = false;
+  private onWrite: (() => void) | null = null;
+
+  constructor(path: string | undefined) {
+    if (path === undefined) return;
+    try {
+      this.watcher = watch(path, { persistent: false }, () => {
+        this.wrote = true;
+        this.onWrite?.();
+      });
+      this.watcher.on('error', () => this.close());
+    } catch {
+      // No file watching here: polling alone finds the engine.
+    }
+  }
+
+  reset(): void {
+    this.wrote = false;
+  }
+
+  /** Resolves on the next write, at once if there was one since the reset; `cancel` drops the wait. */
+  next(): { written: Promise<void>; cancel: () => void } {
+    const written = new Promise<void>((resolve) => {
+      if (this.wrote) resolve();
+      else this.onWrite = resolve;
+    });
+    return { written, cancel: () => (this.onWrite = null) };
+  }
+
+  close(): void {
+    this.watcher?.close();
+    this.watcher = null;
+    this.onWrite = null;
+  }
+}
+
+/** At least this long between two probes, however much an engine logs. */
+const MIN_GAP_MS = 2;
+
+/** Waits `ms`, or less: until the signal aborts or (MIN_GAP_MS in at the earliest) the engine logs. */
+async function pause(ms: number, signal: AbortSignal, log?: LogWatch): Promise<void> {
+  const sleep = (t: number, early?: Promise<void>) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, t);
+      signal.addEventListener('abort', done, { once: true });
+      void early?.then(done);
+    });
+  if (!log || ms <= MIN_GAP_MS) return sleep(ms);
+  await sleep(MIN_GAP_MS);
+  if (signal.aborted) return;
+  const next = log.next();
+  await sleep(ms - MIN_GAP_MS, next.written);
+  next.cancel();
 }
 
 /** The last `lines` lines of a log file (reads at most its last 64 KiB). */

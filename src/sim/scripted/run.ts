@@ -51,19 +51,6 @@ export async function resolveScript(opts: ServeScriptedOptions): Promise<Scripte
   );
 }
 
-/** Resolves with the first of `signals` the process receives; the handlers are removed then. */
-export function untilSignal(
-  signals: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'],
-): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const handler = (signal: NodeJS.Signals) => {
-      for (const s of signals) process.off(s, handler);
-      resolve(signal);
-    };
-    for (const s of signals) process.on(s, handler);
-  });
-}
-
 export interface ServeHooks {
   /** Called once the server listens, with its URL. */
   onListening(url: string): void;
