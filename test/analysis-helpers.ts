@@ -1,5 +1,6 @@
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { syntheticRow, writeSyntheticRun } from '../src/store/synthetic.ts';
 import { tmpDir } from './helpers.ts';
 import { FAST, infx, smallRow, writeMatrix } from './sweep-helpers.ts';
 
@@ -18,7 +19,7 @@ export async function smallSweep(runId: string, extra: readonly string[] = []): 
 export function resultFiles(runDir: string): Map<number, string> {
   const out = new Map<number, string>();
   for (const id of readdirSync(join(runDir, 'points'))) {
-    const conc = Number(/_conc(\d+)_/.exec(id)?.[1]);
+    const conc = Number(/_conc(\d+)(?:_|$)/.exec(id)?.[1]);
     const attempts = readdirSync(join(runDir, 'points', id)).filter((n) => n.startsWith('attempt-'));
     for (const a of attempts) out.set(conc, join(runDir, 'points', id, a, 'result.json'));
   }
@@ -27,9 +28,14 @@ export function resultFiles(runDir: string): Map<number, string> {
 
 /**
  * A copy of a real run directory under a new run id, with hand-set metrics per concurrency
- * (interactivity median, total throughput per GPU), all points valid: for hand-computed comparisons.
+ * (interactivity median, total throughput per GPU; the measured ones where none is given), all points
+ * valid: for hand-computed comparisons that do not depend on what the host measured.
  */
-export function syntheticRun(from: string, runId: string, metrics: Record<number, [number, number]>): string {
+export function syntheticRun(
+  from: string,
+  runId: string,
+  metrics: Record<number, [number, number]> = {},
+): string {
   const dir = join(tmpDir('infx-synthetic-'), runId);
   cpSync(from, dir, { recursive: true });
   const manifestPath = join(dir, 'manifest.json');
@@ -38,9 +44,41 @@ export function syntheticRun(from: string, runId: string, metrics: Record<number
   writeFileSync(manifestPath, JSON.stringify(manifest));
   for (const [conc, path] of resultFiles(dir)) {
     const set = metrics[conc];
-    if (set === undefined) continue;
     const r = JSON.parse(readFileSync(path, 'utf8'));
-    [r.interactivity.median, r.throughput.perGpu.total] = set;
+    if (set !== undefined) [r.interactivity.median, r.throughput.perGpu.total] = set;
+    r.valid = true;
+    writeFileSync(path, JSON.stringify(r));
+  }
+  return dir;
+}
+
+/** The config of handSetRun: DeepSeek-R1 FP8 on 8 H200 with SGLang, 1k/1k. */
+export const HAND_SET_LABEL = 'dsr1 1k/1k h200 sglang fp8 tp8';
+
+/**
+ * A run directory written from scratch (no sweep, no engine: nothing the host does can change it) with
+ * hand-set metrics per concurrency (interactivity median, total throughput per GPU), all points valid.
+ * `createdAt` orders runs in the database (the newest official result is `official`). Its results say a
+ * real engine served them, unless `engine: 'simulated'`.
+ */
+export function handSetRun(
+  runId: string,
+  metrics: Record<number, [number, number]>,
+  createdAt = '2026-01-01T00:00:00.000Z',
+  opts: { engine?: 'simulated' | 'real' } = {},
+): string {
+  const row = syntheticRow();
+  const concs = Object.keys(metrics).map(Number);
+  const dir = writeSyntheticRun(
+    tmpDir('infx-hand-set-'),
+    runId,
+    concs.map((conc) => ({ row, conc, attempts: [{ kind: 'ok' }] })),
+    createdAt,
+    opts,
+  );
+  for (const [conc, path] of resultFiles(dir)) {
+    const r = JSON.parse(readFileSync(path, 'utf8'));
+    [r.interactivity.median, r.throughput.perGpu.total] = metrics[conc]!;
     r.valid = true;
     writeFileSync(path, JSON.stringify(r));
   }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inkedPixels } from '../src/analysis/png.ts';
 import { PointResultSchema } from '../src/schema/point-result.ts';
-import { resultFiles, smallSweep, syntheticRun } from './analysis-helpers.ts';
+import { HAND_SET_LABEL, handSetRun, resultFiles, smallSweep, syntheticRun } from './analysis-helpers.ts';
 import { runCli, tmpDir } from './helpers.ts';
 
 /** `infx plot` writes an SVG and a PNG chart of a real run directory (a small simulated sweep). */
@@ -45,7 +45,12 @@ describe('infx plot', () => {
     expect(balanced(svg)).toBe(true);
     expect(svg).toContain('H100 &amp; friends');
     expect(svg).toMatch(/<g class="series" data-series="plotted\|llama8b\|h100\|vllm\|bf16\|[^"]*">/);
-    expect(svg).toContain('<title>h100 vllm bf16 tp1</title>');
+    // The sweep ran on the simulated engine: its series says so, and so does the chart's note.
+    expect(svg).toContain('<title>h100 vllm bf16 tp1 (simulated)</title>');
+    expect(svg).toMatch(/<text x="[\d.]+" y="[\d.]+">h100 vllm bf16 tp1 \(simulated\)<\/text>/);
+    expect(r.stderr).toMatch(
+      /note: every series simulated \(infx's simulated engine infx-sim\/[^)]*\), not measured on real hardware/,
+    );
     expect(validPoints).toBeGreaterThan(0);
     expect(svg.match(/<circle /g)).toHaveLength(validPoints);
   });
@@ -72,11 +77,27 @@ describe('infx plot', () => {
     expect(r.code, r.stderr).toBe(0);
     const svg = readFileSync(out, 'utf8');
     expect(svg.match(/<g class="series" /g)).toHaveLength(2);
-    expect(svg).toContain('h100 vllm bf16 tp1 (plotted)');
-    expect(svg).toContain('h100 vllm bf16 tp1 (copy)');
+    expect(svg).toContain('h100 vllm bf16 tp1 (plotted, simulated)');
+    expect(svg).toContain('h100 vllm bf16 tp1 (copy, simulated)');
     expect(svg).toContain('End-to-end latency (s)');
     const ttft = await runCli(['plot', runDir, '--out', join(tmpDir(), 'ttft.svg'), '--x', 'ttft']);
     expect(ttft.code, ttft.stderr).toBe(0);
+  });
+
+  it('a simulated and a real run of one config: two series, only the simulated one labelled so', async () => {
+    const metrics = { 1: [120, 500], 2: [100, 900] } as Record<number, [number, number]>;
+    const real = handSetRun('measured', metrics);
+    const sim = handSetRun('predicted', metrics, undefined, { engine: 'simulated' });
+    const out = join(tmpDir(), 'both.svg');
+    const r = await runCli(['plot', real, sim, '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const svg = readFileSync(out, 'utf8');
+    const config = HAND_SET_LABEL.replace(/^dsr1 1k\/1k /, '');
+    expect(svg).toContain(`<title>${config} (measured)</title>`);
+    expect(svg).toContain(`<title>${config} (predicted, simulated)</title>`);
+    expect(r.stderr).toContain(
+      "note: 1 of 2 series simulated (infx's simulated engine infx-sim/synthetic), not measured on real hardware",
+    );
   });
 
   it('bad flags exit 2; a run that is not there exits 1', async () => {

@@ -59,8 +59,14 @@ afterAll(async () => {
   await admin.end();
 });
 
-/** A fresh, empty, migrated store on `backend`, closed (and dropped) after the test file. */
-export async function freshStore(backend: BackendName): Promise<Store & { rawUrl: string }> {
+/**
+ * A fresh, empty, migrated store on `backend` (`upTo`: migrated only that far, for a migration's tests),
+ * closed (and dropped) after the test file.
+ */
+export async function freshStore(
+  backend: BackendName,
+  opts: { upTo?: string } = {},
+): Promise<Store & { rawUrl: string }> {
   let url: string;
   if (backend === 'sqlite') url = join(tmpDir('infx-store-'), 'infx.db');
   else {
@@ -74,7 +80,7 @@ export async function freshStore(backend: BackendName): Promise<Store & { rawUrl
     u.pathname = `/${name}`;
     url = u.toString();
   }
-  const store = await openStore(url);
+  const store = await openStore(url, opts);
   stores.push(store);
   return Object.assign(store, { rawUrl: url });
 }

@@ -13,6 +13,7 @@ import { FAST, infx, smallRow, writeMatrix } from './sweep-helpers.ts';
 /**
  * End to end: a real sweep on the simulated engine (conc 1 ok; conc 2 crashes in attempt 1 and passes in
  * attempt 2; conc 4 never starts) ingested into SQLite and PostgreSQL, ingested again, verified, tampered.
+ * Its results are simulated: stored as unofficial unless asked, on the simulated curve of the config.
  */
 
 let runDir = '';
@@ -51,7 +52,10 @@ describe.each(BACKENDS)('ingest a real sweep (%s)', (backend) => {
     expect(IngestReportSchema.parse(report)).toEqual(report);
     expect(report).toMatchObject({
       runId: 'sweep1',
-      status: 'official',
+      // Served by the simulated engine: not official unless asked.
+      status: 'unofficial',
+      engine: { kind: 'simulated', simulated: 2, real: 0 },
+      warnings: [],
       planned: 3,
       ingested: 2,
       failed: 1,
@@ -79,6 +83,10 @@ describe.each(BACKENDS)('ingest a real sweep (%s)', (backend) => {
       [2, 2],
     ]);
     const p2 = points[1]!;
+    expect(file.engine.kind).toBe('simulated');
+    expect(file.engine.simulator).toMatch(/^infx-sim\//);
+    expect(p2.engine).toEqual({ kind: 'simulated', simulator: file.engine.simulator });
+    expect(p2.configKey).toMatch(/^llama8b\|h100\|vllm\|bf16\|.*\|256\|64\|sim$/);
     expect(p2.metrics.tputPerGpu).toBe(file.throughput.perGpu.total);
     expect(p2.metrics.interactivity.median).toBe(file.interactivity.median);
     expect(p2.metrics.ttftMs.p99).toBe(file.latency.ttftMs.p99);
@@ -114,15 +122,17 @@ describe.each(BACKENDS)('ingest a real sweep (%s)', (backend) => {
       ingested: 2,
       failed: 1,
       missing: 0,
-      status: 'official',
+      status: 'unofficial',
+      engine: { kind: 'simulated', simulated: 2, real: 0 },
     });
-    expect(await curvePoints(store, { official: true })).toHaveLength(2);
+    expect(await curvePoints(store, { official: true })).toEqual([]);
 
     // Again: nothing changes, and the report says so.
     const before = await tableCounts(store);
     const again = await ingestRunDir(store, runDir);
     expect(again.points).toEqual({ new: 0, updated: 0, unchanged: 3 });
     expect(again.attempts).toEqual({ new: 0, updated: 0, unchanged: 5 });
+    expect(again.status).toBe('unofficial');
     expect(await tableCounts(store)).toEqual(before);
     expect(before).toMatchObject({
       runs: 1,
@@ -130,8 +140,15 @@ describe.each(BACKENDS)('ingest a real sweep (%s)', (backend) => {
       points: 3,
       attempts: 5,
       results: 2,
-      latest_results: 2,
+      latest_results: 0,
     });
+    // Official on purpose: allowed, with a warning; the latest view then holds its simulated curve.
+    const official = await ingestRunDir(store, runDir, { status: 'official' });
+    expect(official.warnings).toEqual([expect.stringContaining("2 of the run's 2 results are simulated")]);
+    expect((await curvePoints(store, { official: true })).map((p) => p.engine.kind)).toEqual([
+      'simulated',
+      'simulated',
+    ]);
 
     const verified = await verifyRun(store, 'sweep1', runDir);
     expect(VerifyReportSchema.parse(verified)).toEqual(verified);
@@ -161,9 +178,14 @@ describe.each(BACKENDS)('ingest a real sweep (%s)', (backend) => {
     const db = store.rawUrl;
     const first = await runCli(['ingest', runDir, '--db', db]);
     expect(first.code, first.stderr).toBe(1);
+    expect(first.stdout).toContain(`run sweep1 (unofficial) → `);
     expect(first.stdout).toContain('3 planned: 2 ingested, 1 failed, 0 missing');
+    expect(first.stdout).toContain("simulated: every result from infx's simulated engine");
     expect(first.stdout).toContain(`retried  ${id(2)}: attempt 2 stored (attempt 1 failed in benchmark)`);
     expect(first.stdout).toMatch(new RegExp(`failed +${id(4)} in setup: attempt 2: `));
+    const asOfficial = await runCli(['ingest', runDir, '--db', db, '--status', 'official']);
+    expect(asOfficial.stdout).toContain("warning: 2 of the run's 2 results are simulated");
+    expect(await curvePoints(store, { official: true })).toHaveLength(2);
     const json = await runCli(['ingest', runDir, '--db', db, '--format', 'json', '--status', 'staged']);
     const report = IngestReportSchema.parse(JSON.parse(json.stdout));
     expect(report).toMatchObject({ status: 'staged', points: { new: 0, updated: 0, unchanged: 3 } });

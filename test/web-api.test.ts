@@ -59,7 +59,7 @@ const FAILED = 'dsr1_1k1k_b_fp4_sglang_tp4-ep1_b200-nv_0_conc4';
 const WITH_LOG = 'dsr1_1k1k_fp8_sglang_tp8-ep1_h200-nv_0_conc1';
 
 let out = '';
-let runDirs: { a: string; b: string; d: string };
+let runDirs: { a: string; b: string; d: string; sim: string };
 let server: WebServer;
 let bare: WebServer;
 let base = '';
@@ -81,6 +81,10 @@ beforeAll(async () => {
   );
   const b = writeSyntheticRun(out, 'b', ok(H200, [1, 2], 900), '2026-01-02T00:00:00.000Z');
   const d = writeSyntheticRun(out, 'd', ok(H200, [1], 1000), '2026-01-03T00:00:00.000Z');
+  // The H200 config again, served by the simulated engine: its own curve, unofficial by default.
+  const sim = writeSyntheticRun(out, 'sim', ok(H200, [1, 2], 1500), '2026-01-04T00:00:00.000Z', {
+    engine: 'simulated',
+  });
   const attempt = join(a, 'points', WITH_LOG, 'attempt-1');
   writeFileSync(join(attempt, 'server.log'), 'engine up\n<script>alert(1)</script>\n');
   writeFileSync(join(attempt, 'requests.jsonl'), '{"i":0}\n{"i":1}\n');
@@ -89,10 +93,11 @@ beforeAll(async () => {
   writeFileSync(join(out, 'secret', 'server.log'), 'secret');
   db = join(out, 'infx.db');
   const store = await openStore(db);
-  runDirs = { a, b, d };
+  runDirs = { a, b, d, sim };
   await ingestRunDir(store, a);
   await ingestRunDir(store, b, { status: 'unofficial' });
   await ingestRunDir(store, d, { status: 'unofficial' });
+  await ingestRunDir(store, sim);
   await store.close();
   server = await startWebServer({ db, port: 0, runsDirs: [out], uiDir: null });
   bare = await startWebServer({ db, port: 0, runsDirs: [], uiDir: null });
@@ -151,7 +156,7 @@ describe('GET /api/filters', () => {
     expect(f.options.precision.map((o) => o.value)).toEqual(['fp4', 'fp8']);
     expect(f.options.status.map((o) => [o.value, o.configs])).toEqual([
       ['official', 1],
-      ['unofficial', 2],
+      ['unofficial', 3],
     ]);
     expect(f.options.run.map((o) => o.runId)).toEqual(['a']);
     expect(f.configs).toBe(2);
@@ -179,7 +184,13 @@ describe('GET /api/filters', () => {
   it('status and run: a run brings its own status; runs are listed newest first', async () => {
     const u = FiltersResponseSchema.parse((await get('/api/filters?status=unofficial')).body);
     expect(u.selection).toMatchObject({ status: 'unofficial', run: null, model: 'dsr1' });
-    expect(u.options.run.map((r) => r.runId)).toEqual(['d', 'b']);
+    expect(u.options.run.map((r) => [r.runId, r.engine.kind])).toEqual([
+      ['sim', 'simulated'],
+      ['d', 'real'],
+      ['b', 'real'],
+    ]);
+    // The simulated curve of the H200 config is a config of its own.
+    expect(u.options.model).toEqual([{ value: 'dsr1', label: 'dsr1', configs: 2 }]);
     const b = FiltersResponseSchema.parse((await get('/api/filters?run=b')).body);
     expect(b.selection).toMatchObject({ status: 'unofficial', run: 'b' });
     expect(b.options.model.map((o) => o.value)).toEqual(['dsr1']);
@@ -217,11 +228,29 @@ describe('GET /api/points', () => {
     expect(await points('?run=a')).toHaveLength(7);
     expect((await points('?run=b')).map((p) => p.runId)).toEqual(['b', 'b']);
     const u = await points('?status=unofficial&model=dsr1&isl=1024&osl=1024');
-    expect(u.map((p) => [p.conc, p.runId])).toEqual([
-      [1, 'd'],
-      [2, 'b'],
+    expect(u.map((p) => [p.conc, p.runId, p.engine.kind])).toEqual([
+      [1, 'd', 'real'],
+      [2, 'b', 'real'],
+      [1, 'sim', 'simulated'],
+      [2, 'sim', 'simulated'],
     ]);
     expect(u[0]!.metrics.tputPerGpu).toBe(1000);
+  });
+
+  it('every point says what served it: a simulated run on its own curve, with its simulator', async () => {
+    const sim = await points('?run=sim');
+    expect(sim.map((p) => p.engine)).toEqual([
+      { kind: 'simulated', simulator: 'infx-sim/synthetic' },
+      { kind: 'simulated', simulator: 'infx-sim/synthetic' },
+    ]);
+    const real = await points('?run=b');
+    expect(real.map((p) => p.engine)).toEqual([
+      { kind: 'real', simulator: null },
+      { kind: 'real', simulator: null },
+    ]);
+    expect(sim[0]!.configKey).toBe(`${real[0]!.configKey}|sim`);
+    // Never in the official view unless stored as official.
+    expect((await points('')).some((p) => p.engine.kind === 'simulated')).toBe(false);
   });
 
   it('rejects what it does not understand, with the parameter named', async () => {
@@ -244,9 +273,24 @@ describe('GET /api/points', () => {
 describe('runs', () => {
   it('GET /api/runs: newest first; status filter', async () => {
     const all = RunsResponseSchema.parse((await get('/api/runs')).body);
-    expect(all.map((r) => r.runId)).toEqual(['d', 'b', 'a']);
+    expect(all.map((r) => [r.runId, r.status, r.engine])).toEqual([
+      ['sim', 'unofficial', { kind: 'simulated', simulated: 2, real: 0 }],
+      ['d', 'unofficial', { kind: 'real', simulated: 0, real: 1 }],
+      ['b', 'unofficial', { kind: 'real', simulated: 0, real: 2 }],
+      ['a', 'official', { kind: 'real', simulated: 0, real: 7 }],
+    ]);
     const u = RunsResponseSchema.parse((await get('/api/runs?status=unofficial')).body);
-    expect(u.map((r) => r.runId)).toEqual(['d', 'b']);
+    expect(u.map((r) => r.runId)).toEqual(['sim', 'd', 'b']);
+  });
+
+  it('GET /api/runs/:id of a simulated run: labels and engines say simulated', async () => {
+    const d = RunDetailSchema.parse((await get('/api/runs/sim')).body);
+    expect(d.run.engine.kind).toBe('simulated');
+    expect(d.points.map((p) => [p.label, p.engine])).toEqual([
+      ['dsr1 1k/1k h200 sglang fp8 tp8 (simulated)', { kind: 'simulated', simulator: 'infx-sim/synthetic' }],
+      ['dsr1 1k/1k h200 sglang fp8 tp8 (simulated)', { kind: 'simulated', simulator: 'infx-sim/synthetic' }],
+    ]);
+    expect(d.points[0]!.engineSettings?.kind).toBe('sim');
   });
 
   it('GET /api/runs/:id: every planned point, the failed one with phase and reason, links that work', async () => {
@@ -261,7 +305,8 @@ describe('runs', () => {
     expect(failed.reason).toContain('CUDA out of memory');
     expect(failed.links.result).toBeNull();
     expect(failed.attempts[0]).toMatchObject({ attempt: 1, status: 'failed', phase: 'setup' });
-    expect(failed.engineSettings?.kind).toBe('sim');
+    expect(failed.engineSettings?.kind).toBe('recipe');
+    expect(failed.engine).toEqual({ kind: 'real', simulator: null });
 
     const logged = d.points.find((p) => p.pointId === WITH_LOG)!;
     expect(logged.label).toBe('dsr1 1k/1k h200 sglang fp8 tp8');
@@ -302,8 +347,24 @@ describe('compare and export', () => {
     const r = await get('/api/compare?run=b');
     expect(r.status, r.text).toBe(200);
     const report = CompareReportSchema.parse(r.body);
-    expect(report.baseline).toEqual({ label: 'official', runIds: ['a'] });
+    expect(report.baseline).toEqual({ label: 'official', runIds: ['a'], engine: 'real' });
     expect(report.configs.map((c) => c.label)).toEqual(['dsr1 1k/1k h200 sglang fp8 tp8']);
+    // The spread is measured from the stored repeats (runs a and d at concurrency 1), as infx compare --db.
+    expect(report.noise.storedRuns).toBe(true);
+    expect(report.configs[0]!.noise).toMatchObject({ source: 'measured', runs: 2, concs: [1] });
+    const flagged = CompareReportSchema.parse((await get('/api/compare?run=b&noise=0')).body);
+    expect(flagged.noise.flagPct).toBe(0);
+    expect(flagged.configs[0]!.noise).toMatchObject({ source: 'flag', thresholdPct: 0 });
+    await expectError('/api/compare?run=b&noise=lots', 400, 'noise');
+    await expectError('/api/compare?run=b&noise=101', 400, 'noise');
+    // A simulated run against a real one: the same deployment, never matched; the report says why.
+    const cross = CompareReportSchema.parse((await get('/api/compare?run=sim&baseline=a')).body);
+    expect(cross.run.engine).toBe('simulated');
+    expect(cross.configs).toEqual([]);
+    expect(cross.onlyInRun.map((c) => [c.label, c.engine])).toEqual([
+      ['dsr1 1k/1k h200 sglang fp8 tp8 (simulated)', 'simulated'],
+    ]);
+    expect(cross.notes).toEqual([expect.stringContaining('simulated in the run and real in the baseline')]);
     const at = CompareReportSchema.parse(
       (await get('/api/compare?run=b&baseline=a&at=70,80&interactivity=p90')).body,
     );
@@ -335,6 +396,24 @@ describe('compare and export', () => {
     expect(Number(first[col('cost_per_m_tokens_usd')])).toBeCloseTo((2 / (tput * 3600)) * 1e6, 9);
     const evil = await get('/api/export.csv?model=gptoss');
     expect(evil.text).toContain('<img src=x onerror=""window.__xss=1"">');
+    expect(first[col('engine')]).toBe('real');
+    const sim = (await get('/api/export.csv?run=sim')).text.trimEnd().split('\r\n');
+    expect(sim.slice(1).map((l) => l.split(',')[col('engine')])).toEqual(['simulated', 'simulated']);
+    expect(sim[1]!.split(',')[col('simulator')]).toBe('infx-sim/synthetic');
+  });
+
+  it('no official results stored: the filters fall back to the unofficial ones', async () => {
+    const store = await freshStore('sqlite');
+    await ingestRunDir(store, runDirs.sim);
+    const s = await startWebServer({ db: store.rawUrl, port: 0, runsDirs: [], uiDir: null });
+    try {
+      const f = FiltersResponseSchema.parse(await (await fetch(`${s.url}api/filters`)).json());
+      expect(f.selection).toMatchObject({ status: 'unofficial', model: 'dsr1', isl: 1024, osl: 1024 });
+      expect(f.options.status.map((o) => o.value)).toEqual(['unofficial']);
+      expect(f.configs).toBe(1);
+    } finally {
+      await s.close();
+    }
   });
 
   it('compresses large responses for clients that take gzip', async () => {
@@ -448,6 +527,7 @@ describe.skipIf(!BACKENDS.includes('postgres'))('on PostgreSQL', () => {
     await ingestRunDir(store, runDirs.a);
     await ingestRunDir(store, runDirs.b, { status: 'unofficial' });
     await ingestRunDir(store, runDirs.d, { status: 'unofficial' });
+    await ingestRunDir(store, runDirs.sim);
     const pgServer = await startWebServer({ db: store.rawUrl, port: 0, runsDirs: [out], uiDir: null });
     try {
       for (const path of [
@@ -458,10 +538,13 @@ describe.skipIf(!BACKENDS.includes('postgres'))('on PostgreSQL', () => {
         '/api/points?model=dsr1&isl=1024&osl=1024&precision=fp8',
         '/api/points?status=unofficial',
         '/api/points?run=b',
+        '/api/points?run=sim',
         '/api/runs',
         '/api/runs/a',
+        '/api/runs/sim',
         `/api/runs/a/points/${WITH_LOG}/result`,
         '/api/compare?run=b',
+        '/api/compare?run=sim&baseline=a',
         '/api/compare/points?run=b&baseline=a',
         '/api/export.csv?model=dsr1',
         '/api/runs/nope',

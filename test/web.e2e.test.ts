@@ -43,6 +43,8 @@ export const CHROMIUM_ARGS = [
 const OUTPUT = join(REPO_ROOT, 'test-output');
 
 let server: WebServer;
+/** A store holding unofficial results only (what the demo leaves): the default view falls back. */
+let unofficialOnly: WebServer;
 let browser: Browser;
 let page: Page;
 let base = '';
@@ -67,6 +69,11 @@ beforeAll(async () => {
   await ingestRunDir(store, evil, { status: 'staged' });
   await store.close();
   server = await startWebServer({ db: data.db, port: 0, runsDirs: [data.runs], uiDir: ui });
+  const onlyDb = join(tmpDir('infx-web-unofficial-'), 'infx.db');
+  const only = await openStore(onlyDb);
+  await ingestRunDir(only, join(data.runs, 'r2'));
+  await only.close();
+  unofficialOnly = await startWebServer({ db: onlyDb, port: 0, runsDirs: [], uiDir: ui });
   base = server.url.replace(/\/$/, '');
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
@@ -81,6 +88,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+  await unofficialOnly?.close();
 });
 
 /** Series and points the chart draws (the panel's own counts and the SVG's groups and circles). */
@@ -94,6 +102,7 @@ async function drawn(p: Page) {
       counted: Number(host.dataset.points),
       legend: [...document.querySelectorAll('.legend-item')].map((e) => ({
         label: e.querySelector('.legend-label')?.textContent,
+        engine: e.getAttribute('data-engine'),
         pressed: e.getAttribute('aria-pressed'),
         count: Number(e.querySelector('.legend-count')?.textContent),
       })),
@@ -106,14 +115,19 @@ async function drawn(p: Page) {
 const settle = (p: Page) => p.waitForFunction(() => !document.querySelector('.status')?.textContent);
 
 describe.skipIf(!available && !REQUIRED)('the dashboard in Chromium', () => {
-  it('the inference view: both configs with their points; the screenshot', async () => {
+  it('the inference view: both configs with their points, labelled simulated; the screenshot', async () => {
     await page.goto(`${base}/`);
     await settle(page);
     const d = await drawn(page);
+    // The sweeps ran on the simulated engine: the legend says so.
     expect(d.legend).toEqual([
-      { label: 'h100 vllm bf16 tp1', pressed: 'true', count: 2 },
-      { label: 'h100 vllm fp8 tp2', pressed: 'true', count: 3 },
+      { label: 'h100 vllm bf16 tp1 (simulated)', engine: 'simulated', pressed: 'true', count: 2 },
+      { label: 'h100 vllm fp8 tp2 (simulated)', engine: 'simulated', pressed: 'true', count: 3 },
     ]);
+    expect(await page.locator('.chart-notes').textContent()).toContain(
+      "every series simulated (infx's simulated engine infx-sim/",
+    );
+    expect(await page.locator('.note.fallback').isVisible()).toBe(false);
     expect(d).toMatchObject({ series: 2, points: 5, counted: 5, xTitle: 'Interactivity (tok/s/user)' });
     expect(d.yTitle).toBe('Throughput per GPU (tok/s)');
     expect(await page.locator('select[name=model]').inputValue()).toBe('llama8b');
@@ -174,7 +188,8 @@ describe.skipIf(!available && !REQUIRED)('the dashboard in Chromium', () => {
     await circle.hover();
     const tip = page.locator('.tooltip');
     await expect.poll(() => tip.isVisible()).toBe(true);
-    expect(await tip.textContent()).toContain('h100 vllm');
+    expect(await tip.locator('.tip-head strong').textContent()).toMatch(/^h100 vllm .* \(simulated\)$/);
+    expect(await tip.locator('.tip-row.engine dd').textContent()).toMatch(/^simulated · infx-sim\//);
     await circle.click();
     expect(await tip.getAttribute('class')).toContain('pinned');
     expect(await tip.locator('a', { hasText: 'result.json' }).count()).toBe(1);
@@ -217,6 +232,11 @@ describe.skipIf(!available && !REQUIRED)('the dashboard in Chromium', () => {
     const log = await (await fetch(`${base}${href}`)).text();
     expect(log).toContain('simulated start-up failure');
     expect(await page.locator('tr.point').count()).toBe(6);
+    expect(await page.locator('.run-head h1 .badge.simulated').textContent()).toBe('simulated');
+    expect(await page.locator('.facts').textContent()).toContain(
+      "simulated: all 5 results from infx's simulated engine (infx-sim/",
+    );
+    expect(await row.locator('td').first().textContent()).toContain('h100 vllm bf16 tp1 (simulated)');
     await page.click('.tabs .chip[data-outcome=failed]');
     expect(await page.locator('tr.point').count()).toBe(1);
     await page.screenshot({ path: join(OUTPUT, 'run-view.png'), fullPage: true });
@@ -228,15 +248,18 @@ describe.skipIf(!available && !REQUIRED)('the dashboard in Chromium', () => {
     const d = await drawn(page);
     expect(d.series).toBe(4);
     expect(d.legend.map((l) => l.label)).toEqual([
-      'h100 vllm bf16 tp1 (r2)',
-      'h100 vllm fp8 tp2 (r2)',
-      'h100 vllm bf16 tp1 (r1)',
-      'h100 vllm fp8 tp2 (r1)',
+      'h100 vllm bf16 tp1 (r2, simulated)',
+      'h100 vllm fp8 tp2 (r2, simulated)',
+      'h100 vllm bf16 tp1 (r1, simulated)',
+      'h100 vllm fp8 tp2 (r1, simulated)',
     ]);
     expect(await page.locator('section.config h2').allTextContents()).toEqual([
-      'llama8b 256/64 h100 vllm bf16 tp1',
-      'llama8b 256/64 h100 vllm fp8 tp2',
+      'llama8b 256/64 h100 vllm bf16 tp1 (simulated)',
+      'llama8b 256/64 h100 vllm fp8 tp2 (simulated)',
     ]);
+    expect(await page.locator('.report .summary').textContent()).toMatch(
+      /^Run r2 \(simulated\) against r1 \(simulated\): /,
+    );
     const fp8 = page.locator('section.config').nth(1);
     // r2 is r1 with 20% more throughput at the same interactivities: +20% wherever both are defined.
     const gains = await fp8.locator('table.matched tbody tr td:nth-child(4)').allTextContents();
@@ -244,6 +267,43 @@ describe.skipIf(!available && !REQUIRED)('the dashboard in Chromium', () => {
     for (const g of gains) expect(g).toBe('+20.0%');
     expect(await fp8.locator('.headline').textContent()).toContain('beats the baseline by 20.0%');
     await page.screenshot({ path: join(OUTPUT, 'compare-view.png'), fullPage: true });
+  });
+
+  it('the runs list says what served each run; no official results: the default view says so', async () => {
+    await page.goto(`${base}/runs`);
+    await page.locator('table.table').waitFor();
+    expect(await page.locator('thead th').allTextContents()).toContain('Engine');
+    const engines = await page.evaluate(() =>
+      [...document.querySelectorAll('tbody tr')].map((tr) => [
+        tr.querySelector('td a')?.textContent,
+        tr.querySelector('td.engine')?.textContent,
+      ]),
+    );
+    expect(engines).toEqual([
+      ['r2', 'simulated'],
+      ['r1', 'simulated'],
+      ['evil', 'real'],
+    ]);
+
+    const other = unofficialOnly.url.replace(/\/$/, '');
+    await page.goto(`${other}/`);
+    await settle(page);
+    const notice = page.locator('.note.fallback');
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain(
+      'No official results are stored, so this shows the latest unofficial results instead, labelled simulated',
+    );
+    expect(await notice.locator('a').getAttribute('href')).toBe('/?status=unofficial');
+    const d = await drawn(page);
+    expect(d.legend.map((l) => l.label)).toEqual([
+      'h100 vllm bf16 tp1 (simulated)',
+      'h100 vllm fp8 tp2 (simulated)',
+    ]);
+    await notice.locator('a').click();
+    await settle(page);
+    expect(new URL(page.url()).search).toBe('?status=unofficial');
+    expect(await page.locator('.note.fallback').isVisible()).toBe(false);
+    expect(await page.locator('select[name=status]').inputValue()).toBe('unofficial');
   });
 
   it('deep links land on their view; unknown pages say so; no errors in the console', async () => {

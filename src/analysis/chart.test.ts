@@ -69,6 +69,21 @@ describe('buildChart', () => {
     expect(new Set(c.series.map((s) => s.id)).size).toBe(c.series.length);
   });
 
+  it('a simulated series says so in its label and the notes; it never merges with the real one', () => {
+    const sim = { kind: 'simulated', simulator: 'infx-sim/0.1.0+m2' } as const;
+    const pts = [...curve([[80, 900]]), ...curve([[80, 1000]], { engine: sim })];
+    const c = buildChart([{ label: 'r', runIds: ['run'], points: pts }]);
+    expect(c.series.map((s) => [s.label, s.engine, s.simulators])).toEqual([
+      ['h200 sglang fp8 tp8', 'real', []],
+      ['h200 sglang fp8 tp8 (simulated)', 'simulated', ['infx-sim/0.1.0+m2']],
+    ]);
+    expect(c.notes).toContain(
+      "1 of 2 series simulated (infx's simulated engine infx-sim/0.1.0+m2), not measured on real hardware",
+    );
+    const b = { label: 'runs/b', runIds: ['b'], points: curve([[95, 700]], { runId: 'b', engine: sim }) };
+    expect(buildChart([b, b]).series[0]!.label).toBe('h200 sglang fp8 tp8 (b, simulated)');
+  });
+
   it('latency x axis in seconds; log y drops non-positive values; invalid points are not drawn', () => {
     const pts = [
       curvePoint({ conc: 1, intvty: 100, tput: 500, e2elMs: 900 }),

@@ -1,4 +1,4 @@
-import type { CurvePoint } from '../schema/curve.ts';
+import type { CurvePoint, EngineKind } from '../schema/curve.ts';
 import {
   type AxisSpec,
   type Direction,
@@ -9,7 +9,7 @@ import {
   type YMetric,
   yAxisSpec,
 } from './axes.ts';
-import { configLabel, workloadLabel } from './labels.ts';
+import { configLabel, SIMULATED, workloadLabel } from './labels.ts';
 import { throughputFront } from './pareto.ts';
 import { type NiceAxis, niceLinear, niceLog, type Scale } from './ticks.ts';
 
@@ -73,9 +73,14 @@ export interface ChartPoint {
 export interface ChartSeries {
   /** Stable and unique: `<run id>|<config key>`. */
   id: string;
+  /** The config (and the run, when several are drawn), and `simulated` for a simulated series. */
   label: string;
   runId: string;
   configKey: string;
+  /** What served its points: infx's simulated engine (`simulated`) or a real one. */
+  engine: EngineKind;
+  /** The simulator versions of its points (simulated series), in order of first appearance. */
+  simulators: string[];
   color: string;
   /** Past the palette, series repeat its colours with a dashed front. */
   dashed: boolean;
@@ -135,10 +140,15 @@ function seriesOf(input: ChartInput, key: string, pts: CurvePoint[], o: Resolved
     }))
     .filter((p) => !o.frontOnly || p.onFront)
     .sort((a, b) => a.x - b.x || a.conc - b.conc);
+  const simulated = pts.filter((p) => p.engine.kind === 'simulated');
   return {
     runId: pts[0]?.runId ?? input.runIds[0] ?? input.label,
     configKey: key,
     config: (pts[0] as CurvePoint).config,
+    engine: (simulated.length > 0 ? 'simulated' : 'real') as EngineKind,
+    simulators: [
+      ...new Set(simulated.flatMap((p) => (p.engine.simulator === null ? [] : [p.engine.simulator]))),
+    ],
     points,
     front: front.map((f) => ({ x: f.x, y: f.y })),
     dropped: pts.length - valid.length,
@@ -201,15 +211,20 @@ export function buildChart(inputs: readonly ChartInput[], opts: ChartOptions = {
     let id = `${s.runId}|${s.configKey}`;
     for (let k = 2; ids.has(id); k++) id = `${s.runId}|${s.configKey}#${k}`;
     ids.add(id);
+    const tags = [manyRuns ? s.runId : null, s.engine === 'simulated' ? SIMULATED : null].filter(
+      (t) => t !== null,
+    );
     const label =
       (workloads.size > 1 ? `${workloadLabel(s.config)} ` : '') +
       configLabel(s.config) +
-      (manyRuns ? ` (${s.runId})` : '');
+      (tags.length > 0 ? ` (${tags.join(', ')})` : '');
     return {
       id,
       label,
       runId: s.runId,
       configKey: s.configKey,
+      engine: s.engine,
+      simulators: s.simulators,
       color: PALETTE[i % PALETTE.length] as string,
       dashed: i >= PALETTE.length,
       hidden: o.hidden.has(id) || o.hiddenConfigs.has(s.configKey),
@@ -229,6 +244,14 @@ export function buildChart(inputs: readonly ChartInput[], opts: ChartOptions = {
         `${yMetric === 'tput' ? '' : ` or ${yWord}`}${o.yScale === 'log' ? ` or a positive ${yWord}` : ''}`,
     );
   if (xs.length === 0) notes.push('no valid points to draw');
+  const simulated = visible.filter((s) => s.engine === 'simulated');
+  if (simulated.length > 0) {
+    const versions = [...new Set(simulated.flatMap((s) => s.simulators))];
+    notes.push(
+      `${simulated.length === visible.length ? 'every series' : `${simulated.length} of ${visible.length} series`} ` +
+        `simulated (infx's simulated engine${versions.length > 0 ? ` ${versions.join(', ')}` : ''}), not measured on real hardware`,
+    );
+  }
   const xAxis = X_AXIS[o.x];
   const statWord = o.stat === 'median' ? 'median' : o.stat;
   const title = opts.title ?? `${o.ySpec.label} vs. ${xAxis.label}`;

@@ -1,4 +1,13 @@
-import type { CompareReport, ConfigComparison, EqualConcMetric } from '../schema/compare-report.ts';
+import type {
+  CompareReport,
+  CompareSide,
+  ConfigComparison,
+  ConfigNoise,
+  EqualConcMetric,
+  MatchedPoint,
+  PointVerdict,
+  Verdict,
+} from '../schema/compare-report.ts';
 import { formatValue } from './ticks.ts';
 
 /** `infx compare` output: aligned text tables, or a Markdown section ready to paste into a pull request. */
@@ -12,35 +21,118 @@ const STATUS: Record<string, string> = {
   'outside-both': 'outside both fronts',
 };
 
-/** The one-sentence verdict for a config. */
-export function headline(c: ConfigComparison): string {
-  const parts: string[] = [];
-  const g = c.gainPct;
-  const n = c.matched.filter((m) => m.status === 'ok').length;
-  if (g.mean === null) parts.push('no interactivity where both fronts are defined, so no matched comparison');
-  else {
-    const verb = g.mean >= 0 ? 'beats the baseline by' : 'trails the baseline by';
-    const spread =
-      n > 1 && g.min !== null && g.max !== null && g.max - g.min >= 0.05
-        ? ` (${pct(g.min)} to ${pct(g.max)})`
-        : '';
-    parts.push(
-      `at matched interactivity this config ${verb} ${Math.abs(g.mean).toFixed(1)}%${n > 1 ? ' on average' : ''}${spread}`,
-    );
+/** A signed percentage for sentences, with a true minus sign: +8.1%, −6.3%. */
+const signed = (v: number) =>
+  Math.abs(v) < 0.05 ? '0.0%' : `${v > 0 ? '+' : '−'}${Math.abs(v).toFixed(1)}%`;
+const size = (v: number) =>
+  `${Math.abs(v) < 0.95 && v !== 0 ? Math.abs(v).toFixed(2) : Math.abs(v).toFixed(1)}%`;
+const at = (v: number) => formatValue(v, 4);
+const points = (n: number) => `${n} point${n === 1 ? '' : 's'}`;
+
+/** "the ±2.0% run-to-run spread (assumed, not measured)". */
+export function spreadPhrase(n: ConfigNoise): string {
+  const how =
+    n.source === 'flag'
+      ? 'set by --noise'
+      : n.source === 'assumed'
+        ? 'assumed, not measured'
+        : `measured from ${n.repeats} results of ${n.runs} runs`;
+  return `the ±${size(n.thresholdPct)} run-to-run spread (${how})`;
+}
+
+/** "6.0% to 8.1%" or "8.1%", by size. */
+function byRange(gains: readonly number[]): string {
+  const sizes = gains.map((g) => Math.abs(g));
+  const lo = size(Math.min(...sizes));
+  const hi = size(Math.max(...sizes));
+  return lo === hi ? lo : `${lo} to ${hi}`;
+}
+
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** The clause about the matched points, per verdict. */
+function matchedClause(c: ConfigComparison): string {
+  const ok = c.matched.filter((m) => m.status === 'ok' && m.gainPct !== null);
+  const gain = (m: MatchedPoint) => m.gainPct as number;
+  const better = ok.filter((m) => m.verdict === 'better');
+  const worse = ok.filter((m) => m.verdict === 'worse');
+  const within = ok.length - better.length - worse.length;
+  const spread = spreadPhrase(c.noise);
+  switch (c.verdict) {
+    case 'same-run':
+      return 'same run: the run and the baseline are the same run, so nothing changed';
+    case 'not-comparable':
+      return 'not comparable: no interactivity where both fronts are defined, so no matched comparison';
+    case 'no-difference': {
+      const gs = ok.map(gain);
+      const lo = Math.min(...gs);
+      const hi = Math.max(...gs);
+      const range = signed(lo) === signed(hi) ? signed(lo) : `${signed(lo)} to ${signed(hi)}`;
+      return `no difference: every matched point is within ${spread} (${ok.length === 1 ? 'gain' : 'gains'} ${range})`;
+    }
+    case 'mixed': {
+      const best = better.reduce((a, m) => (gain(m) > gain(a) ? m : a));
+      const worst = worse.reduce((a, m) => (gain(m) < gain(a) ? m : a));
+      const counts =
+        `better at ${points(better.length)}, worse at ${worse.length}` +
+        (within > 0 ? `, within the spread at ${within}` : '');
+      return (
+        `mixed: ${signed(gain(best))} at ${at(best.interactivity)} tok/s/user but ${signed(gain(worst))} at ` +
+        `${at(worst.interactivity)}, beyond ${spread}; ${counts}`
+      );
+    }
+    default: {
+      const side = c.verdict === 'better' ? better : worse;
+      const verb = c.verdict === 'better' ? 'beats' : 'trails';
+      const where = within > 0 ? ` at ${side.length} of ${points(ok.length)}` : '';
+      const rest = within > 0 ? `, and is within it at the other ${points(within)}` : '';
+      return (
+        `${c.verdict}: at matched interactivity this config ${verb} the baseline by ` +
+        `${byRange(side.map(gain))}${where}, beyond ${spread}${rest}`
+      );
+    }
   }
+}
+
+/** The verdict for a config in plain words: better, worse, mixed, no difference, same run, not comparable. */
+export function headline(c: ConfigComparison): string {
+  const parts = [matchedClause(c)];
   const m = c.maxTputChangePct;
-  if (m !== null) {
-    const size = `${Math.abs(m).toFixed(1)}%`;
+  if (m !== null && c.verdict !== 'same-run') {
+    const inside = Math.abs(m) <= c.noise.thresholdPct ? ' (within the spread)' : '';
     parts.push(
       Math.abs(m) < 0.05
         ? 'its maximum equals the old maximum'
-        : `its maximum is ${size} ${m > 0 ? 'above' : 'below'} the old maximum`,
+        : `its maximum is ${size(m)} ${m > 0 ? 'above' : 'below'} the old maximum${inside}`,
     );
   }
   let s = `${parts.join('; ')}.`;
-  if (c.dominates) s += ' It is at least as good across the whole baseline curve.';
-  s = s.charAt(0).toUpperCase() + s.slice(1);
-  return s;
+  if (c.dominates && c.verdict === 'better') s += ' It is at least as good across the whole baseline curve.';
+  return cap(s);
+}
+
+const VERDICT_WORDS: Record<Verdict, string> = {
+  better: 'better',
+  worse: 'worse',
+  mixed: 'mixed',
+  'no-difference': 'with no difference',
+  'not-comparable': 'not comparable',
+  'same-run': 'the same run',
+};
+const ORDER: readonly Verdict[] = ['better', 'worse', 'mixed', 'no-difference', 'not-comparable', 'same-run'];
+
+/** The report's verdict in one sentence: "Verdict: mixed (1 config better, 1 worse)." */
+export function verdictLine(r: CompareReport): string {
+  const v = r.verdict;
+  const word = v === 'no-difference' ? 'no difference' : v.replace('-', ' ');
+  if (v === 'same-run')
+    return `Verdict: same run: the run and the baseline are the same run (${r.run.runIds.join(', ')}).`;
+  if (r.configs.length === 0) return 'Verdict: not comparable: no config is in both.';
+  const counts = ORDER.flatMap((k) => {
+    const n = r.configs.filter((c) => c.verdict === k).length;
+    return n === 0 ? [] : [{ n, k }];
+  }).map(({ n, k }, j) => `${n}${j === 0 ? ` config${n === 1 ? '' : 's'}` : ''} ${VERDICT_WORDS[k]}`);
+  return `Verdict: ${word} (${counts.join(', ')}).`;
 }
 
 function matchedRows(c: ConfigComparison): string[][] {
@@ -49,16 +141,26 @@ function matchedRows(c: ConfigComparison): string[][] {
     formatValue(m.baseline.tputPerGpu),
     formatValue(m.run.tputPerGpu),
     m.status === 'ok' ? pct(m.gainPct) : (STATUS[m.status] as string),
+    POINT_VERDICT[m.verdict],
     money(m.baseline.costPerMTokens),
     money(m.run.costPerMTokens),
   ]);
 }
+
+const POINT_VERDICT: Record<PointVerdict, string> = {
+  better: 'better',
+  worse: 'worse',
+  'within-noise': 'within spread',
+  'same-run': 'same run',
+  'not-compared': '',
+};
 
 const MATCHED_HEAD = [
   'tok/s/user',
   'baseline tok/s/GPU',
   'run tok/s/GPU',
   'gain',
+  'verdict',
   'baseline $/M tok',
   'run $/M tok',
 ];
@@ -121,8 +223,24 @@ const priceLine = (c: ConfigComparison) =>
 
 const stat = (r: CompareReport) => (r.interactivityStat === 'median' ? 'median' : 'p90');
 
+/**
+ * A side's label and what served it, where any side is not all real: `runs/pr (simulated)`,
+ * `official (real)`, `runs/x (simulated and real)`.
+ */
+export function sideLabel(r: CompareReport, side: CompareSide): string {
+  if (r.run.engine !== 'simulated' && r.run.engine !== 'mixed')
+    if (r.baseline.engine !== 'simulated' && r.baseline.engine !== 'mixed') return side.label;
+  const what = side.engine === 'mixed' ? 'simulated and real' : side.engine;
+  return what === null ? side.label : `${side.label} (${what})`;
+}
+
 export function formatCompareText(r: CompareReport): string {
-  const out: string[] = [`${r.run.label} vs baseline ${r.baseline.label} (${stat(r)} interactivity)`, ''];
+  const out: string[] = [
+    `${sideLabel(r, r.run)} vs baseline ${sideLabel(r, r.baseline)} (${stat(r)} interactivity)`,
+    verdictLine(r),
+    ...r.notes.map((n) => `note: ${n}`),
+    '',
+  ];
   if (r.configs.length === 0) out.push('No config is in both: nothing to compare.', '');
   for (const c of r.configs) {
     out.push(`== ${c.label}`, headline(c));
@@ -140,9 +258,14 @@ export function formatCompareMarkdown(r: CompareReport): string {
   const out: string[] = [
     `### Performance vs baseline`,
     '',
-    `Run \`${r.run.label}\` against \`${r.baseline.label}\`, throughput per GPU at matched ${stat(r)} ` +
-      'interactivity (monotone interpolation on each Pareto front, never extrapolated).',
+    `Run ${sideLabel(r, { ...r.run, label: `\`${r.run.label}\`` })} against ` +
+      `${sideLabel(r, { ...r.baseline, label: `\`${r.baseline.label}\`` })}, throughput per GPU at matched ` +
+      `${stat(r)} interactivity (monotone interpolation on each Pareto front, never extrapolated); a gain ` +
+      'within the run-to-run spread is no difference.',
     '',
+    `**${verdictLine(r)}**`,
+    '',
+    ...(r.notes.length > 0 ? [...r.notes.map((n) => `> ${n}`), ''] : []),
   ];
   if (r.configs.length === 0) out.push('No config is in both runs: nothing to compare.', '');
   for (const c of r.configs) {

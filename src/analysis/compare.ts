@@ -7,22 +7,34 @@ import {
   type MatchedPoint,
   type MatchedValues,
 } from '../schema/compare-report.ts';
-import type { CurvePoint } from '../schema/curve.ts';
+import type { CurvePoint, EngineKind } from '../schema/curve.ts';
+import type { RunEngine } from '../schema/store.ts';
+import { deploymentKey } from '../store/identity.ts';
 import { finite } from './axes.ts';
+import {
+  configNoise,
+  configVerdict,
+  DEFAULT_NOISE_PCT,
+  overallVerdict,
+  pointVerdict,
+  sameIds,
+  sameRunOf,
+} from './compare-noise.ts';
 import { costPerMillionTokens, type GpuPrice, gpuHourPrice } from './cost.ts';
 import { equalConcurrency } from './equal-conc.ts';
 import { type Interpolated, interpolateAt, type Knot } from './interpolate.ts';
-import { configLabel, workloadLabel } from './labels.ts';
+import { curveLabel } from './labels.ts';
 import { throughputFront } from './pareto.ts';
 
 /**
  * A run's curves against a baseline's, config by config (same config key). The headline numbers are at
  * matched interactivity: each side's throughput/GPU front (invalid points excluded) is interpolated with
  * the Steffen monotone spline at the same interactivity. A target outside either front is never
- * extrapolated: it is reported as outside and left out of the gains.
+ * extrapolated: it is reported as outside and left out of the gains. Each gain is judged against the
+ * config's run-to-run spread (compare-noise.ts): inside it, it is reported but is no difference.
  */
 
-export interface CompareInput extends CompareSide {
+export interface CompareInput extends Omit<CompareSide, 'engine'> {
   points: readonly CurvePoint[];
 }
 
@@ -33,6 +45,13 @@ export interface CompareOptions {
   samples?: number;
   /** $/GPU-hour for every config; default: the catalog's price of the config's GPU. */
   pricePerGpuHour?: number | null;
+  /** `--noise`: the threshold, %, for every config; default: measured where repeats exist, else assumed. */
+  noisePct?: number | null;
+  /**
+   * More results of the configs compared, for measuring the spread only (e.g. every stored run's); those
+   * of the run's own run ids are dropped. `undefined`: none searched.
+   */
+  repeats?: readonly CurvePoint[] | undefined;
 }
 
 type Key = 'tput' | 'output';
@@ -96,7 +115,7 @@ function matchAt(run: Side, base: Side, target: number, price: GpuPrice): Matche
     status === 'ok' && rv.tputPerGpu !== null && bv.tputPerGpu !== null && bv.tputPerGpu > 0
       ? (100 * (rv.tputPerGpu - bv.tputPerGpu)) / bv.tputPerGpu
       : null;
-  return { interactivity: target, status, run: rv, baseline: bv, gainPct };
+  return { interactivity: target, status, run: rv, baseline: bv, gainPct, verdict: 'not-compared' };
 }
 
 /** `n` evenly spaced values over [lo, hi] (one when the range is a point). */
@@ -147,7 +166,16 @@ export function compareConfig(
       : null;
   const targets =
     opts.at ?? (overlap === null ? [] : evenlySpaced(overlap[0], overlap[1], opts.samples ?? 5));
-  const matched = targets.map((t) => matchAt(run, base, t, price));
+  const same = sameRunOf(runPoints, basePoints);
+  const noise = configNoise(
+    [...basePoints, ...(opts.repeats ?? []).filter((p) => p.configKey === first.configKey)],
+    new Set(runPoints.map((p) => p.runId)),
+    opts.noisePct ?? null,
+  );
+  const matched = targets.map((t) => {
+    const m = matchAt(run, base, t, price);
+    return { ...m, verdict: pointVerdict(m.gainPct, noise.thresholdPct, same === 'same') };
+  });
   const gains = matched.map((m) => m.gainPct).filter(finite);
   const rMax = run.summary.maxTputPerGpu;
   const bMax = base.summary.maxTputPerGpu;
@@ -171,13 +199,35 @@ export function compareConfig(
   const outside = matched.filter((m) => m.status !== 'ok').map((m) => fmt(m.interactivity));
   if (outside.length > 0)
     notes.push(`outside a front, not compared (never extrapolated): ${outside.join(', ')} tok/s/user`);
+  if (same === 'conflict')
+    notes.push(
+      `the run and the baseline carry the same run id(s) but different results: compared as two runs`,
+    );
   if (price.source === 'unknown')
     notes.push(`no price for hardware '${first.config.hardware}': give --price-per-gpu-hour for costs`);
+  const kind = first.engine.kind;
+  const simulators = { run: simulatorsOf(runPoints), baseline: simulatorsOf(basePoints) };
+  if (kind === 'simulated') {
+    const r = simulators.run.join(', ') || 'not recorded';
+    const b = simulators.baseline.join(', ') || 'not recorded';
+    notes.push(
+      r === b
+        ? `simulated on both sides (${r}): the gains are the performance model's, not measured on real hardware`
+        : `simulated on both sides, by ${r} in the run and ${b} in the baseline: a difference may come from ` +
+            'the performance model, not the deployment',
+    );
+  }
 
   return {
     configKey: first.configKey,
     config: first.config,
-    label: `${workloadLabel(first.config)} ${configLabel(first.config)}`,
+    label: curveLabel(first.config, kind),
+    engine: { kind, simulators },
+    verdict: configVerdict(
+      matched.map((m) => m.verdict),
+      same === 'same',
+    ),
+    noise,
     run: run.summary,
     baseline: base.summary,
     overlap,
@@ -206,9 +256,71 @@ function groupByConfig(points: readonly CurvePoint[]): Map<string, CurvePoint[]>
 }
 
 const only = (key: string, pts: readonly CurvePoint[]) => {
-  const id = pts[0]!.config;
-  return { configKey: key, label: `${workloadLabel(id)} ${configLabel(id)}` };
+  const { config, engine } = pts[0]!;
+  return { configKey: key, label: curveLabel(config, engine.kind), engine: engine.kind };
 };
+
+/** Simulator versions of some points, in order of first appearance. */
+const simulatorsOf = (pts: readonly CurvePoint[]) => [
+  ...new Set(pts.flatMap((p) => (p.engine.simulator === null ? [] : [p.engine.simulator]))),
+];
+
+/** What served a side's points: simulated, real, mixed; null: none. */
+export function sideEngine(points: readonly CurvePoint[]): RunEngine['kind'] {
+  const kinds = new Set<EngineKind>(points.map((p) => p.engine.kind));
+  return kinds.size === 0 ? null : kinds.size === 2 ? 'mixed' : [...kinds][0]!;
+}
+
+const listed = (labels: readonly string[]) =>
+  labels.length <= 3 ? labels.join('; ') : `${labels.slice(0, 3).join('; ')} and ${labels.length - 3} more`;
+
+/** The report's notes: a simulated side against a real one, and what was not compared because of it. */
+function reportNotes(
+  run: readonly CurvePoint[],
+  baseline: readonly CurvePoint[],
+  r: Map<string, CurvePoint[]>,
+  b: Map<string, CurvePoint[]>,
+): string[] {
+  const notes: string[] = [];
+  const runKind = sideEngine(run);
+  const baseKind = sideEngine(baseline);
+  // Configs simulated on one side and real on the other: never matched (their keys differ), but named.
+  const baseByDeployment = new Map([...b.keys()].filter((k) => !r.has(k)).map((k) => [deploymentKey(k), k]));
+  const twins = [...r.keys()]
+    .filter((k) => !b.has(k))
+    .flatMap((k) => {
+      const other = baseByDeployment.get(deploymentKey(k));
+      return other === undefined ? [] : [r.get(k)![0]!];
+    });
+  if (twins.length > 0) {
+    const simRun = twins.filter((p) => p.engine.kind === 'simulated').length;
+    const how =
+      simRun === twins.length
+        ? 'simulated in the run and real in the baseline'
+        : simRun === 0
+          ? 'real in the run and simulated in the baseline'
+          : 'simulated on one side and real on the other';
+    notes.push(
+      `${twins.length} config(s) are ${how}, so they are not compared (a simulated curve is the performance ` +
+        "model of infx's simulated engine, not a measurement; it is only ever compared with a simulated one): " +
+        `${listed(twins.map((p) => curveLabel(p.config, 'real')))}. \`infx plot\` draws both sides together.`,
+    );
+  } else if (
+    (runKind === 'simulated' && baseKind === 'real') ||
+    (runKind === 'real' && baseKind === 'simulated')
+  )
+    notes.push(
+      `the run is ${runKind} and the baseline ${baseKind}: a simulated curve is only ever compared with a ` +
+        'simulated one, so no config can match',
+    );
+  else if (runKind === 'simulated' && baseKind === null)
+    notes.push(
+      'the run is simulated and the baseline has no results of its configs: simulated results are only ' +
+        'compared with simulated ones (the official view holds real engines unless simulated results were ' +
+        'stored as official)',
+    );
+  return notes;
+}
 
 /** Compares every config present on both sides; configs on one side only are listed. */
 export function compareRuns(
@@ -219,18 +331,33 @@ export function compareRuns(
   const r = groupByConfig(run.points);
   const b = groupByConfig(baseline.points);
   const keys = [...r.keys()].sort();
+  const runIds = new Set(run.runIds);
+  const repeats = opts.repeats?.filter((p) => !runIds.has(p.runId));
+  const configs = keys
+    .filter((k) => b.has(k))
+    .map((k) => compareConfig(r.get(k)!, b.get(k)!, { ...opts, repeats }));
   return {
     schemaVersion: COMPARE_REPORT_SCHEMA_VERSION,
     kind: 'compare-report',
-    run: { label: run.label, runIds: run.runIds },
-    baseline: { label: baseline.label, runIds: baseline.runIds },
+    run: { label: run.label, runIds: run.runIds, engine: sideEngine(run.points) },
+    baseline: { label: baseline.label, runIds: baseline.runIds, engine: sideEngine(baseline.points) },
+    verdict: overallVerdict(
+      configs.map((c) => c.verdict),
+      sameIds(run.runIds, baseline.runIds),
+    ),
+    noise: {
+      flagPct: opts.noisePct ?? null,
+      assumedPct: DEFAULT_NOISE_PCT,
+      storedRuns: opts.repeats !== undefined,
+    },
     interactivityStat: opts.stat ?? 'median',
     at: opts.at === undefined || opts.at === null ? null : [...opts.at],
-    configs: keys.filter((k) => b.has(k)).map((k) => compareConfig(r.get(k)!, b.get(k)!, opts)),
+    configs,
     onlyInRun: keys.filter((k) => !b.has(k)).map((k) => only(k, r.get(k)!)),
     onlyInBaseline: [...b.keys()]
       .sort()
       .filter((k) => !r.has(k))
       .map((k) => only(k, b.get(k)!)),
+    notes: reportNotes(run.points, baseline.points, r, b),
   };
 }

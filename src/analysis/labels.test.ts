@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configLabel, fullLabel, poolLabel, workloadLabel } from './labels.ts';
+import { configLabel, curveLabel, engineLabel, fullLabel, poolLabel, workloadLabel } from './labels.ts';
 import { identity } from './test-support.ts';
 
 const pool = { tp: 8, ep: 1, dpAttn: false, pp: 1, dcp: 1, pcp: 1, workers: 0, gpus: 8 };
@@ -19,6 +19,18 @@ describe('labels', () => {
     expect(workloadLabel(identity({ isl: 8192, osl: 1024 }))).toBe('dsr1 8k/1k');
     expect(workloadLabel(identity({ isl: 256, osl: 64 }))).toBe('dsr1 256/64');
     expect(fullLabel(identity())).toBe('dsr1 1k/1k h200 sglang fp8 tp8');
+  });
+
+  it('simulated curves say so; real ones carry nothing', () => {
+    expect(curveLabel(identity(), 'simulated')).toBe('dsr1 1k/1k h200 sglang fp8 tp8 (simulated)');
+    expect(curveLabel(identity(), 'real')).toBe('dsr1 1k/1k h200 sglang fp8 tp8');
+    expect(engineLabel({ kind: 'simulated', simulator: 'infx-sim/0.1.0+m2' })).toBe(
+      'simulated · infx-sim/0.1.0+m2',
+    );
+    expect(engineLabel({ kind: 'simulated', simulator: null })).toBe(
+      'simulated · simulator version not recorded',
+    );
+    expect(engineLabel({ kind: 'real', simulator: null })).toBe('real engine');
   });
 
   it('multi-node disaggregated: workers × pool, prefill + decode', () => {

@@ -1,4 +1,4 @@
-import type { ConfigIdentity, Pool } from '../schema/curve.ts';
+import type { ConfigIdentity, CurveEngine, EngineKind, Pool } from '../schema/curve.ts';
 
 /**
  * Short human labels of a config (dashboard-spec §4.3.2 parallelism labels): `h200 sglang fp8 tp8`,
@@ -36,3 +36,18 @@ export const workloadLabel = (id: ConfigIdentity) => `${id.model} ${kTokens(id.i
 
 /** Model, workload and deployment: what names a config when several workloads are shown together. */
 export const fullLabel = (id: ConfigIdentity) => `${workloadLabel(id)} ${configLabel(id)}`;
+
+/** What every label of a simulated curve carries: results of infx's simulated engine are no measurements. */
+export const SIMULATED = 'simulated';
+
+/** ` (simulated)` after the label of a simulated curve; nothing for a real one. */
+export const engineSuffix = (kind: EngineKind) => (kind === 'simulated' ? ` (${SIMULATED})` : '');
+
+/** Model, workload, deployment, and `(simulated)` when a simulated engine served it. */
+export const curveLabel = (id: ConfigIdentity, kind: EngineKind) => fullLabel(id) + engineSuffix(kind);
+
+/** `simulated · infx-sim/0.1.0+m2`, `simulated · simulator version not recorded`, or `real engine`. */
+export function engineLabel(e: CurveEngine): string {
+  if (e.kind === 'real') return 'real engine';
+  return `${SIMULATED} · ${e.simulator ?? 'simulator version not recorded'}`;
+}

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import type { CurvePoint } from '../schema/curve.ts';
-import { curveMetrics, hotColumns } from '../store/hot.ts';
+import { curveMetrics } from '../store/hot.ts';
 import { configIdentity, configKey, isFixedRow } from '../store/identity.ts';
 import { choosePoint } from '../store/rows.ts';
 import { RunDirReadError, readRunDir } from '../store/run-dir-reader.ts';
@@ -60,14 +60,15 @@ export function loadRunDir(dir: string): RunCurves {
       runId: manifest.runId,
       pointId,
       attempt: choice.attempt.attempt,
-      configKey: configKey(config),
+      configKey: configKey(config, result.engine.kind),
       config,
+      engine: result.engine,
       conc: p.spec.conc,
       gpus: p.spec.gpus.total,
       image: row.image,
       createdAt: result.data.createdAt,
-      valid: result.data.valid,
-      metrics: curveMetrics(hotColumns(result.data)),
+      valid: result.valid,
+      metrics: curveMetrics(result.hot),
     });
   }
   return { label: dir, source: 'run-dir', runIds: [manifest.runId], points, skipped };

@@ -63,6 +63,19 @@ describe('renderSvg', () => {
     expect(balanced(s)).toBe(true);
   });
 
+  it('a simulated series: the legend says so, even when its label is cut', () => {
+    const engine = { kind: 'simulated', simulator: null } as const;
+    const long = identity({ framework: 'a-very-long-framework-name-that-will-not-fit' });
+    const c = buildChart(
+      [{ label: 'r', runIds: ['r'], points: curve([[50, 100]], { config: long, engine }) }],
+      { width: 800, height: 500 },
+    );
+    const s = renderSvg(c);
+    expect(c.series[0]!.label).toBe(`h200 a-very-long-framework-name-that-will-not-fit fp8 tp8 (simulated)`);
+    expect(s).toMatch(/<text x="[\d.]+" y="[\d.]+">h200 a-very[^<]*… \(simulated\)<\/text>/);
+    expect(s).toContain('every series simulated');
+  });
+
   it('hidden series are not drawn', () => {
     const c = buildChart([{ label: 'r', runIds: ['r1'], points }], { hidden: [chart.series[0]!.id] });
     expect(renderSvg(c)).not.toContain('<circle');

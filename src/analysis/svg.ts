@@ -1,5 +1,6 @@
 import type { ChartAxis, ChartDefinition, ChartSeries } from './chart.ts';
 import { steffenTangents } from './interpolate.ts';
+import { SIMULATED } from './labels.ts';
 import { formatTick, formatValue } from './ticks.ts';
 
 /**
@@ -126,6 +127,12 @@ function legend(c: ChartDefinition, x: number, top: number, width: number, botto
   const out = ['<g class="legend" font-size="12" fill="#222">'];
   const maxChars = Math.max(8, Math.floor((width - 26) / 6.8));
   const clip = (s: string) => (s.length > maxChars ? `${s.slice(0, maxChars - 1)}…` : s);
+  // A long simulated label is cut before its tag: the legend always says which series are simulated.
+  const tag = ` (${SIMULATED})`;
+  const clipLabel = (s: ChartSeries) =>
+    s.engine !== 'simulated' || s.label.length <= maxChars
+      ? clip(s.label)
+      : `${s.label.slice(0, Math.max(1, maxChars - tag.length - 1))}…${tag}`;
   const rows = Math.max(1, Math.floor((bottom - top - 18 * c.notes.length) / 20));
   const shown = c.series.filter((s) => !s.hidden);
   shown.slice(0, shown.length > rows ? rows - 1 : rows).forEach((s, i) => {
@@ -133,7 +140,7 @@ function legend(c: ChartDefinition, x: number, top: number, width: number, botto
     out.push(
       `<g class="legend-item" data-series="${escapeXml(s.id)}"><title>${escapeXml(s.label)}</title>` +
         `<rect x="${x}" y="${y}" width="14" height="${s.dashed ? 4 : 10}" fill="${s.color}"/>` +
-        `<text x="${x + 20}" y="${y + 9}">${escapeXml(clip(s.label))}</text></g>`,
+        `<text x="${x + 20}" y="${y + 9}">${escapeXml(clipLabel(s))}</text></g>`,
     );
   });
   if (shown.length > rows)

@@ -1,4 +1,4 @@
-import type { ConfigIdentity, CurvePoint } from '../schema/curve.ts';
+import type { ConfigIdentity, CurveEngine, CurvePoint } from '../schema/curve.ts';
 import { configKey } from '../store/identity.ts';
 
 /** Hand-made curve points for the analysis unit tests. */
@@ -32,6 +32,8 @@ export interface PointFields {
   e2elMs?: number | null;
   output?: number | null;
   joules?: number | null;
+  /** Default: a real engine. */
+  engine?: CurveEngine;
 }
 
 export function curvePoint(f: PointFields): CurvePoint {
@@ -41,12 +43,14 @@ export function curvePoint(f: PointFields): CurvePoint {
   const ttft = f.ttftMs ?? null;
   const e2el = f.e2elMs ?? null;
   const i = f.intvty;
+  const engine = f.engine ?? { kind: 'real', simulator: null };
   return {
     runId,
     pointId: `${runId}-c${conc}`,
     attempt: 1,
-    configKey: configKey(config),
+    configKey: configKey(config, engine.kind),
     config,
+    engine,
     conc,
     gpus: config.prefill.gpus,
     image: 'img',

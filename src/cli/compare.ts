@@ -11,6 +11,7 @@ interface CompareFlags {
   format: 'table' | 'json' | 'md';
   db?: string;
   pricePerGpuHour?: number;
+  noise?: number;
 }
 
 /** `--at 50,100` (repeatable): positive interactivities. */
@@ -32,8 +33,9 @@ export function registerCompare(program: Command, io: CliIO, setExit: (code: num
     .command('compare')
     .description(
       'compare a run with a baseline, config by config: throughput per GPU at matched interactivity on each ' +
-        'Pareto front (monotone interpolation, never extrapolated), maximum throughput, dominance, cost per ' +
-        'million tokens, and the reference table at equal concurrency',
+        'Pareto front (monotone interpolation, never extrapolated), judged against the run-to-run spread ' +
+        '(better, worse, mixed, no difference, same run), maximum throughput, dominance, cost per million ' +
+        'tokens, and the reference table at equal concurrency',
     )
     .argument('<run>', 'a run directory (runs/<run-id>) or a run id in the database')
     .requiredOption(
@@ -55,17 +57,25 @@ export function registerCompare(program: Command, io: CliIO, setExit: (code: num
     )
     .option(
       '--db <url>',
-      'results database for run ids and official: a SQLite path or sqlite:PATH, or postgres://… (default: $INFX_DB, else .infx/infx.db)',
+      'results database for run ids, official, and the stored repeats that measure the run-to-run spread: a ' +
+        'SQLite path or sqlite:PATH, or postgres://… (default: $INFX_DB, else .infx/infx.db)',
     )
     .option(
       '--price-per-gpu-hour <usd>',
       'price per GPU-hour for costs (default: the catalog estimate)',
       numberIn(0, Number.POSITIVE_INFINITY, true),
     )
+    .option(
+      '--noise <pct>',
+      'run-to-run spread, % of the baseline, within which a gain is no difference (default: measured from ' +
+        'repeated results of a config where there are any, else 2%, assumed)',
+      numberIn(0, 100),
+    )
     .action(async (runArg: string, flags: CompareFlags) => {
-      const [{ loadCurves, SourceError }, { compareRuns }, fmt] = await Promise.all([
+      const [{ loadCurves, SourceError }, { compareRuns }, { sameIds }, fmt] = await Promise.all([
         import('../analysis/sources.ts'),
         import('../analysis/compare.ts'),
+        import('../analysis/compare-noise.ts'),
         import('../analysis/compare-format.ts'),
       ]);
       try {
@@ -80,10 +90,29 @@ export function registerCompare(program: Command, io: CliIO, setExit: (code: num
                 `(${side.skipped[0]?.pointId}: ${side.skipped[0]?.reason})\n`,
             );
         }
+        // Repeats for the spread: every other stored run's results of these configs, where a results
+        // database is in use (a side from it, or --db named); never the run's own. Not needed when the
+        // run is its own baseline.
+        const dbInUse =
+          !sameIds(run.runIds, baseline.runIds) &&
+          (run.source === 'db' || baseline.source === 'db' || flags.db !== undefined);
+        const repeats = dbInUse
+          ? await (await import('../analysis/repeats-db.ts')).loadStoredRepeats(
+              flags.db,
+              configKeys,
+              run.runIds,
+            )
+          : undefined;
+        if (repeats === null)
+          io.stderr(
+            `note: no results database at ${flags.db}: the run-to-run spread is measured from the baseline only\n`,
+          );
         const report = compareRuns(run, baseline, {
           at: flags.at ?? null,
           stat: flags.interactivity,
           pricePerGpuHour: flags.pricePerGpuHour ?? null,
+          noisePct: flags.noise ?? null,
+          repeats: repeats ?? undefined,
         });
         if (flags.format === 'json') io.stdout(`${JSON.stringify(report, null, 2)}\n`);
         else if (flags.format === 'md') io.stdout(fmt.formatCompareMarkdown(report));

@@ -37,11 +37,11 @@ export function registerIngest(program: Command, io: CliIO, setExit: (code: numb
     .argument('<run-dir>', 'the run directory (the folder holding manifest.json), e.g. runs/<run-id>')
     .option('--db <url>', DB_FLAG_HELP)
     .addOption(
-      new Option('--status <status>', "the run's status (default: as stored, else official)").choices([
-        'official',
-        'unofficial',
-        'staged',
-      ]),
+      new Option(
+        '--status <status>',
+        "the run's status (default: as stored, else unofficial for a run served by the simulated engine, " +
+          'else official; simulated results stored as official are warned about)',
+      ).choices(['official', 'unofficial', 'staged']),
     )
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (runDir: string, flags: IngestFlags) => {
@@ -57,6 +57,8 @@ export function registerIngest(program: Command, io: CliIO, setExit: (code: numb
           io.stdout(
             flags.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatIngestReport(report),
           );
+          // The text report carries its warnings; JSON goes to a program, so a person sees them here.
+          if (flags.format === 'json') for (const w of report.warnings) io.stderr(`warning: ${w}\n`);
           setExit(report.ok ? 0 : 1);
         } finally {
           await store.close();

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { EngineInfoSchema } from './point-result.ts';
 
 /**
  * What store hands to analysis: the identity of a curve (one serving deployment on one workload) and its
@@ -61,12 +62,26 @@ export const CurveMetricsSchema = z.strictObject({
   joulesPerOutputToken: z.number().nullable(),
 });
 
+/**
+ * What served a point: infx's simulated engine (or scripted test server) or a real engine, and the
+ * simulator's version (null for a real engine, and for a simulated result stored by an infx older than
+ * point-result schema 2, which did not record it). Simulated and real results of one deployment are two
+ * curves: the config key of a simulated one ends in `|sim` (src/store/identity.ts), so they never merge.
+ */
+export const CurveEngineSchema = z.strictObject({
+  kind: EngineInfoSchema.shape.kind,
+  simulator: z.string().nullable(),
+});
+
 export const CurvePointSchema = z.strictObject({
   runId: z.string(),
   pointId: z.string(),
   attempt: z.int().positive(),
-  configKey: z.string().describe('canonical key of the config identity (stable across runs)'),
+  configKey: z
+    .string()
+    .describe('canonical key of the config identity (stable across runs); simulated results end in |sim'),
   config: ConfigIdentitySchema,
+  engine: CurveEngineSchema,
   conc: z.int().positive(),
   gpus: z.int().nonnegative(),
   image: z.string(),
@@ -79,3 +94,5 @@ export type Pool = z.infer<typeof PoolSchema>;
 export type ConfigIdentity = z.infer<typeof ConfigIdentitySchema>;
 export type CurveMetrics = z.infer<typeof CurveMetricsSchema>;
 export type CurvePoint = z.infer<typeof CurvePointSchema>;
+export type CurveEngine = z.infer<typeof CurveEngineSchema>;
+export type EngineKind = CurveEngine['kind'];

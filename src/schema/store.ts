@@ -12,6 +12,19 @@ export const RUN_STATUSES = ['official', 'unofficial', 'staged'] as const;
 export const RunStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
+/**
+ * What served a run's stored results: all simulated (infx's simulated engine or scripted test server), all
+ * real, or mixed; null: no result stored.
+ */
+export const RUN_ENGINES = ['simulated', 'real', 'mixed'] as const;
+export const RunEngineSchema = z.strictObject({
+  kind: z.enum(RUN_ENGINES).nullable(),
+  /** Stored results of each kind. */
+  simulated: z.int().nonnegative(),
+  real: z.int().nonnegative(),
+});
+export type RunEngine = z.infer<typeof RunEngineSchema>;
+
 /** An attempt's status.json said ok or failed; incomplete: it has no (readable) status.json. */
 export const ATTEMPT_STATUSES = ['ok', 'failed', 'incomplete'] as const;
 export const AttemptStatusSchema = z.enum(ATTEMPT_STATUSES);
@@ -88,6 +101,10 @@ export const IngestReportSchema = z.strictObject({
   /** Changes to the stored points (with their results) and attempts; a second ingest is all unchanged. */
   points: counts,
   attempts: counts,
+  /** The run's stored results by what served them (simulated results are unofficial unless --status says). */
+  engine: RunEngineSchema,
+  /** Things the user should know, e.g. simulated results stored as official. */
+  warnings: z.array(z.string()),
   /** Rows the sweep listed as skipped in its manifest (agentic, eval-only): not points, not stored. */
   skippedRows: z.int().nonnegative(),
   /** Input that could not be used: invalid files, attempt folders without status, unplanned folders. */
@@ -143,5 +160,7 @@ export const StoredRunSchema = z.strictObject({
   ingested: z.int().nonnegative(),
   failed: z.int().nonnegative(),
   missing: z.int().nonnegative(),
+  /** What served its stored results: simulated, real or mixed. */
+  engine: RunEngineSchema,
 });
 export type StoredRun = z.infer<typeof StoredRunSchema>;

@@ -1,11 +1,12 @@
 import * as z from 'zod';
-import { CurvePointSchema } from './curve.ts';
+import { CurveEngineSchema, CurvePointSchema } from './curve.ts';
 import { EngineLaunchSchema } from './engine-launch.ts';
 import { POINT_PHASES, PointEngineSchema, SkippedRowSchema } from './run-dir.ts';
 import {
   AttemptStatusSchema,
   PointOutcomeSchema,
   RUN_STATUSES,
+  RunEngineSchema,
   RunStatusSchema,
   StoredRunSchema,
 } from './store.ts';
@@ -111,6 +112,16 @@ export const CompareQuerySchema = z.strictObject({
   at: list.pipe(z.array(positiveNumber).min(1).max(50)).optional(),
   interactivity: z.enum(['median', 'p90']).default('median'),
   price: positiveNumber.optional(),
+  /**
+   * The run-to-run spread, % of the baseline, within which a gain is no difference (as `infx compare
+   * --noise`; 0 counts any difference); default: measured from the stored repeats, else assumed.
+   */
+  noise: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'must be a percentage from 0 to 100')
+    .transform(Number)
+    .pipe(z.number().min(0).max(100))
+    .optional(),
 });
 export type CompareQuery = z.infer<typeof CompareQuerySchema>;
 
@@ -147,6 +158,8 @@ export const FilterRunSchema = z.strictObject({
   ingested: z.int().nonnegative(),
   failed: z.int().nonnegative(),
   missing: z.int().nonnegative(),
+  /** What served its stored results: simulated, real or mixed. */
+  engine: RunEngineSchema,
 });
 
 /** `GET /api/filters`: the effective selection and, per filter, the values that have data. */
@@ -217,8 +230,13 @@ export const RunPointSchema = z.strictObject({
   pointId: z.string(),
   index: z.int().nonnegative(),
   configKey: z.string(),
-  /** `llama8b 256/64 h100 vllm bf16 tp1`. */
+  /** `llama8b 256/64 h100 vllm bf16 tp1`, with ` (simulated)` after it for a simulated point. */
   label: z.string(),
+  /**
+   * What served the point: its stored result's engine and simulator version; without a result, what the
+   * plan would have run it on (simulator null).
+   */
+  engine: CurveEngineSchema,
   conc: z.int().positive(),
   gpus: z.int().nonnegative(),
   image: z.string(),

@@ -124,7 +124,11 @@ function connectionHint(err: Error, u: StoreUrl): string {
  */
 export async function openStore(
   raw: string = defaultDbUrl(),
-  opts: { create?: boolean } = {},
+  opts: {
+    create?: boolean;
+    /** Tests of a migration: stop after this one. */
+    upTo?: string;
+  } = {},
 ): Promise<Store> {
   const u = parseStoreUrl(raw);
   const url = describeStoreUrl(u);
@@ -135,7 +139,7 @@ export async function openStore(
   const { db, sqlite } =
     u.backend === 'sqlite' ? await openSqlite(u.path) : { db: await openPostgres(u.url), sqlite: undefined };
   try {
-    await migrateToLatest(db);
+    await migrateToLatest(db, opts.upTo);
   } catch (err) {
     await db.destroy().catch(() => {});
     const e = err as Error;

@@ -33,6 +33,13 @@ export function formatIngestReport(r: IngestReport): string {
       (r.skippedRows > 0 ? `; ${r.skippedRows} matrix rows skipped by the sweep (see manifest.json)` : ''),
     `  points: ${c(r.points)}; attempts: ${c(r.attempts)}`,
   ];
+  const e = r.engine;
+  if (e.simulated > 0)
+    lines.push(
+      `  simulated: ${e.kind === 'simulated' ? 'every result' : `${e.simulated} of ${e.simulated + e.real} results`} ` +
+        `from infx's simulated engine, labelled simulated${r.status === 'official' ? '' : ` (stored as ${r.status})`}`,
+    );
+  lines.push(...r.warnings.map((w) => `warning: ${w}`));
   const points = r.details.map(pointLine).filter((l): l is string => l !== null);
   lines.push(...capped(points), ...capped(r.issues.map(issueLine)));
   if (r.ok) lines.push('ok: every planned point is stored with its result');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fixedRow, rowWorker } from '../../test/rows.ts';
 import type { MultiNodeFixedRow, SingleNodeFixedRow } from '../schema/matrix-row.ts';
-import { configIdentity, configKey, hardwareKey } from './identity.ts';
+import { configIdentity, configKey, deploymentKey, hardwareKey, keyEngine } from './identity.ts';
 
 describe('hardwareKey', () => {
   it('strips cluster:, the node index and site or purpose suffixes (dashboard-spec §3.3)', () => {
@@ -45,9 +45,14 @@ describe('configIdentity and configKey', () => {
       isl: 8192,
       osl: 1024,
     });
-    expect(configKey(id)).toBe(
-      'x|mi355x|sglang|fp8|none|agg|sn|tp4-ep4-dpa1-pp1-dcp1-pcp1-w0-g4|tp4-ep4-dpa1-pp1-dcp1-pcp1-w0-g4|8192|1024',
-    );
+    const real =
+      'x|mi355x|sglang|fp8|none|agg|sn|tp4-ep4-dpa1-pp1-dcp1-pcp1-w0-g4|tp4-ep4-dpa1-pp1-dcp1-pcp1-w0-g4|8192|1024';
+    expect(configKey(id, 'real')).toBe(real);
+    // A simulated result of the same deployment is another curve: its key says so.
+    expect(configKey(id, 'simulated')).toBe(`${real}|sim`);
+    expect([keyEngine(real), keyEngine(`${real}|sim`)]).toEqual(['real', 'simulated']);
+    expect(deploymentKey(`${real}|sim`)).toBe(real);
+    expect(deploymentKey(real)).toBe(real);
   });
 
   it('multi-node: the prefill and decode worker pools; the key tells every topology apart', () => {
@@ -64,8 +69,8 @@ describe('configIdentity and configKey', () => {
     expect(id.prefill).toEqual({ tp: 4, ep: 4, dpAttn: false, pp: 1, dcp: 1, pcp: 1, workers: 2, gpus: 8 });
     expect(id.decode).toMatchObject({ workers: 1, gpus: 8, dpAttn: true });
     const other = configIdentity({ ...row, decode: rowWorker(2, 8) } as MultiNodeFixedRow);
-    expect(configKey(other)).not.toBe(configKey(id));
+    expect(configKey(other, 'real')).not.toBe(configKey(id, 'real'));
     // Stable: the same row always gives the same key, whatever the runner's node index.
-    expect(configKey(configIdentity({ ...row, runner: 'gb200-nv_7' }))).toBe(configKey(id));
+    expect(configKey(configIdentity({ ...row, runner: 'gb200-nv_7' }), 'real')).toBe(configKey(id, 'real'));
   });
 });

@@ -1,5 +1,5 @@
 import { accelerator, RUNNER_SUFFIXES } from '../catalog/index.ts';
-import type { ConfigIdentity, Pool } from '../schema/curve.ts';
+import type { ConfigIdentity, EngineKind, Pool } from '../schema/curve.ts';
 import type { MatrixRow, MultiNodeFixedRow, RowWorker, SingleNodeFixedRow } from '../schema/matrix-row.ts';
 
 /**
@@ -103,12 +103,21 @@ const poolKey = (p: Pool) =>
   `tp${p.tp}-ep${p.ep}-dpa${p.dpAttn ? 1 : 0}-pp${p.pp}-dcp${p.dcp}-pcp${p.pcp}-w${p.workers}-g${p.gpus}`;
 
 /**
- * The canonical key of an identity: every field, in a fixed order, `|`-separated, e.g.
- * `dsr1|h200|sglang|fp8|none|agg|sn|tp8-ep1-dpa0-pp1-dcp1-pcp1-w0-g8|tp8-…|1024|1024`. Stable across runs
- * and versions: change it only with a migration of stored keys.
+ * Ends the config key of a simulated result: simulated and real results of one deployment are two curves,
+ * so a simulated curve never merges with a real one, never replaces one in `latest_results`, and is never
+ * matched with one by `infx compare`. Real keys carry no suffix (they are the keys stored before engines
+ * were recorded).
  */
-export function configKey(id: ConfigIdentity): string {
-  return [
+export const SIMULATED_KEY_SUFFIX = '|sim';
+
+/**
+ * The canonical key of an identity measured on an engine of `engine`'s kind: every field, in a fixed order,
+ * `|`-separated, e.g. `dsr1|h200|sglang|fp8|none|agg|sn|tp8-ep1-dpa0-pp1-dcp1-pcp1-w0-g8|tp8-…|1024|1024`,
+ * and `|sim` after it for a simulated result. Stable across runs and versions: change it only with a
+ * migration of stored keys (0002_engine added the suffix).
+ */
+export function configKey(id: ConfigIdentity, engine: EngineKind): string {
+  const key = [
     id.model,
     id.hardware,
     id.framework,
@@ -121,4 +130,13 @@ export function configKey(id: ConfigIdentity): string {
     id.isl,
     id.osl,
   ].join('|');
+  return engine === 'simulated' ? key + SIMULATED_KEY_SUFFIX : key;
 }
+
+/** The engine kind a config key stands for. */
+export const keyEngine = (key: string): EngineKind =>
+  key.endsWith(SIMULATED_KEY_SUFFIX) ? 'simulated' : 'real';
+
+/** The key of the deployment whatever served it: the same for its simulated and its real curve. */
+export const deploymentKey = (key: string): string =>
+  key.endsWith(SIMULATED_KEY_SUFFIX) ? key.slice(0, -SIMULATED_KEY_SUFFIX.length) : key;

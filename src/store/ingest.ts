@@ -1,5 +1,6 @@
 import type { IngestReport, RunStatus } from '../schema/store.ts';
 import type { Store } from './db.ts';
+import { runEngine } from './queries.ts';
 import { runRows } from './rows.ts';
 import { readRunDirFast } from './run-dir-reader.ts';
 import { writeRun } from './write.ts';
@@ -12,7 +13,10 @@ import { writeRun } from './write.ts';
  */
 
 export interface IngestOptions {
-  /** The run's status; default: what is stored, else official. */
+  /**
+   * The run's status; default: what is stored, else unofficial when a point was served by a simulated
+   * engine (simulated results are never official unless asked for), else official.
+   */
   status?: RunStatus | undefined;
   /** Clock for ingested_at (tests). */
   now?: () => Date;
@@ -41,6 +45,15 @@ export async function ingestRunDir(
   const changes = { new: 0, updated: 0, unchanged: 0 };
   for (const d of details) changes[d.change]++;
   const ingested = count('ingested');
+  const { simulated_results: simulated, real_results: real } = written.run;
+  const warnings: string[] = [];
+  if (written.status === 'official' && simulated > 0)
+    warnings.push(
+      `${simulated} of the run's ${simulated + real} results ${simulated === 1 ? 'is' : 'are'} simulated ` +
+        "(served by infx's simulated engine, not measured on real hardware) and stored as official: the " +
+        "official view shows them, labelled simulated, beside real engines' results; " +
+        `\`infx ingest ${runDir} --status unofficial\` keeps them out of it`,
+    );
   return {
     kind: 'ingest-report',
     runId: contents.manifest.runId,
@@ -53,6 +66,8 @@ export async function ingestRunDir(
     missing: count('missing'),
     points: changes,
     attempts: written.attempts,
+    engine: runEngine(simulated, real),
+    warnings,
     skippedRows: contents.manifest.skipped.length,
     issues,
     details,

@@ -226,16 +226,143 @@ const initial: Migration = {
   },
 };
 
+/** The identity columns of a config row (0001), besides its key. */
+const CONFIG_IDENTITY = [
+  'model',
+  'hardware',
+  'framework',
+  'precision',
+  'spec_decoding',
+  'disagg',
+  'multi_node',
+  ...pool('prefill').map(([name]) => name),
+  ...pool('decode').map(([name]) => name),
+  'isl',
+  'osl',
+];
+
+const ENGINE_KINDS = ['simulated', 'real'];
+const SIM = sql.lit('|sim');
+
+/**
+ * What served each result (point-result schema 2's `engine`), kept apart so simulated and real results of
+ * one deployment are two curves: `engine_kind` and `simulator` on results and latest_results, the kind on
+ * configs, per-run counts. Simulated results move to their own config key (the real key + `|sim`, see
+ * src/store/identity.ts), so they never merge with, or stand in latest_results for, a real result.
+ *
+ * Results stored before it are labelled from their stored result.json: schema 1 recorded the time scale a
+ * simulated engine announced (`target.timeScale`), so a schema-1 result with a non-null one is simulated and
+ * one with null is real; a schema-2 result says so itself. Their simulator version was not recorded (null).
+ * Failed and missing points move with their run when every stored result of the run is simulated.
+ */
+const engine: Migration = {
+  async up(db: AnyDb) {
+    for (const table of ['results', 'latest_results']) {
+      await db.schema
+        .alterTable(table)
+        .addColumn('engine_kind', 'text', (c) =>
+          c.notNull().defaultTo('real').check(oneOf('engine_kind', ENGINE_KINDS)),
+        )
+        .execute();
+      await db.schema.alterTable(table).addColumn('simulator', 'text').execute();
+    }
+    await db.schema
+      .alterTable('configs')
+      .addColumn('engine_kind', 'text', (c) =>
+        c.notNull().defaultTo('real').check(oneOf('engine_kind', ENGINE_KINDS)),
+      )
+      .execute();
+    for (const col of ['simulated_results', 'real_results'])
+      await db.schema
+        .alterTable('runs')
+        .addColumn(col, 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+
+    // Label what is stored. Stored documents are compact JSON in the file's key order.
+    await sql`
+      update results set engine_kind = 'simulated' where exists (
+        select 1 from result_documents d
+        where d.run_id = results.run_id and d.point_id = results.point_id and (
+          d.result_json like ${'%"engine":{"kind":"simulated"%'}
+          or (d.result_json like ${'{"schemaVersion":1,%'} and d.result_json not like ${'%"timeScale":null%'})))
+    `.execute(db);
+
+    // Failed and missing points of runs whose stored results are all simulated.
+    const simRunPoint = (p: string) => sql`(
+      ${sql.ref(`${p}.outcome`)} <> 'ingested'
+      and exists (select 1 from results r where r.run_id = ${sql.ref(`${p}.run_id`)} and r.engine_kind = 'simulated')
+      and not exists (select 1 from results r where r.run_id = ${sql.ref(`${p}.run_id`)} and r.engine_kind = 'real'))`;
+    const simResult = (p: string) => sql`exists (
+      select 1 from results r
+      where r.run_id = ${sql.ref(`${p}.run_id`)} and r.point_id = ${sql.ref(`${p}.point_id`)}
+        and r.engine_kind = 'simulated')`;
+    const identity = sql.join(CONFIG_IDENTITY.map((c) => sql.ref(c)));
+    const fromC = sql.join(CONFIG_IDENTITY.map((c) => sql.ref(`c.${c}`)));
+    await sql`
+      insert into configs (config_key, ${identity}, engine_kind)
+      select c.config_key || ${SIM}, ${fromC}, 'simulated' from configs c
+      where exists (
+        select 1 from points p
+        where p.config_key = c.config_key and (${simResult('p')} or ${simRunPoint('p')}))
+    `.execute(db);
+    await sql`
+      update points set config_key = config_key || ${SIM}
+      where ${simResult('points')} or ${simRunPoint('points')}
+    `.execute(db);
+    await sql`update results set config_key = config_key || ${SIM} where engine_kind = 'simulated'`.execute(
+      db,
+    );
+    await sql`
+      delete from configs where not exists (select 1 from points p where p.config_key = configs.config_key)
+    `.execute(db);
+
+    // The latest official result per (config, concurrency), again: a simulated result may have stood for
+    // a real one.
+    const cols = sql.join(
+      [...RESULT_COLUMNS.map(([name]) => name), 'engine_kind', 'simulator'].map((c) => sql.ref(c)),
+    );
+    await sql`delete from latest_results`.execute(db);
+    await sql`
+      insert into latest_results (${cols})
+      select ${cols} from (
+        select r.*, row_number() over (
+          partition by r.config_key, r.conc
+          order by r.run_created_at desc, r.run_id desc, r.point_id desc) as rn
+        from results r join runs u on u.run_id = r.run_id
+        where u.status = 'official'
+      ) ranked
+      where rn = 1
+    `.execute(db);
+
+    await sql`
+      update runs set
+        simulated_results = (
+          select count(*) from results r where r.run_id = runs.run_id and r.engine_kind = 'simulated'),
+        real_results = (select count(*) from results r where r.run_id = runs.run_id and r.engine_kind = 'real')
+    `.execute(db);
+  },
+  // No down: the split of simulated from real keys is not undone.
+};
+
 /** Every migration, by name; names sort in the order they apply. */
-export const MIGRATIONS: Readonly<Record<string, Migration>> = { '0001_initial': initial };
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '0001_initial': initial,
+  '0002_engine': engine,
+};
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };
 
 export class MigrationError extends Error {}
 
-/** Applies the migrations the database has not seen yet; returns their names. */
-export async function migrateToLatest(db: AnyDb): Promise<string[]> {
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+/**
+ * Applies the migrations the database has not seen yet (up to `upTo`, for tests of a migration: a store
+ * left at an older schema); returns their names.
+ */
+export async function migrateToLatest(db: AnyDb, upTo?: string): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await (upTo === undefined
+    ? migrator.migrateToLatest()
+    : migrator.migrateTo(upTo));
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     // No migration ran: the database itself failed (connection, permissions); keep its error and code.

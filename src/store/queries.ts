@@ -1,8 +1,8 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import type { ConfigIdentity, CurvePoint, Pool } from '../schema/curve.ts';
+import type { ConfigIdentity, CurvePoint, EngineKind, Pool } from '../schema/curve.ts';
 import type { PointResult } from '../schema/point-result.ts';
 import type { PointPhase } from '../schema/run-dir.ts';
-import type { PointOutcome, RunStatus, StoredRun } from '../schema/store.ts';
+import type { PointOutcome, RunEngine, RunStatus, StoredRun } from '../schema/store.ts';
 import { curveMetrics, HOT_COLUMNS } from './hot.ts';
 import type { ConfigsTable, Database, ResultsTable, RunsTable } from './tables.ts';
 
@@ -28,7 +28,8 @@ export interface ChartQuery {
 }
 
 type PointRow = Pick<ResultsTable, 'run_id' | 'point_id' | 'attempt' | 'config_key' | 'conc' | 'gpus'> &
-  Pick<ResultsTable, 'image' | 'run_created_at' | 'valid' | (typeof HOT_COLUMNS)[number]>;
+  Pick<ResultsTable, 'image' | 'run_created_at' | 'valid' | 'engine_kind' | 'simulator'> &
+  Pick<ResultsTable, (typeof HOT_COLUMNS)[number]>;
 
 const POINT_COLUMNS = [
   'r.run_id',
@@ -40,6 +41,8 @@ const POINT_COLUMNS = [
   'r.image',
   'r.run_created_at',
   'r.valid',
+  'r.engine_kind',
+  'r.simulator',
   ...HOT_COLUMNS.map((c) => `r.${c}` as const),
 ] as const;
 
@@ -73,12 +76,26 @@ export function configOf(c: ConfigsTable): ConfigIdentity {
   };
 }
 
+/** A result row's engine, as CurvePoint carries it. */
+export const engineOf = (r: Pick<ResultsTable, 'engine_kind' | 'simulator'>) => ({
+  kind: r.engine_kind as EngineKind,
+  simulator: r.simulator,
+});
+
+/** A run's engine from its counts of simulated and real results. */
+export const runEngine = (simulated: number, real: number): RunEngine => ({
+  kind: simulated + real === 0 ? null : real === 0 ? 'simulated' : simulated === 0 ? 'real' : 'mixed',
+  simulated,
+  real,
+});
+
 const toCurvePoint = (r: PointRow, config: ConfigIdentity): CurvePoint => ({
   runId: r.run_id,
   pointId: r.point_id,
   attempt: r.attempt,
   configKey: r.config_key,
   config,
+  engine: engineOf(r),
   conc: r.conc,
   gpus: r.gpus,
   image: r.image,
@@ -145,6 +162,41 @@ export async function chartPoints(d: Db, q: ChartQuery): Promise<CurvePoint[]> {
   return withConfigs(db, (await query.execute()) as PointRow[]);
 }
 
+/** Results of some configs across runs: what `infx compare` measures the run-to-run spread from. */
+export interface ConfigResultsQuery {
+  configKeys: readonly string[];
+  /** Runs left out (the run compared). */
+  excludeRunIds?: readonly string[] | undefined;
+}
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Every stored result of the configs `configKeys` (each run's chosen attempt per point), of runs of any
+ * status apart from `excludeRunIds`, ordered by config key, concurrency, run creation time and run id
+ * (ordered here, by code unit, so both databases agree whatever their collation).
+ */
+export async function configResults(d: Db, q: ConfigResultsQuery): Promise<CurvePoint[]> {
+  const db = kysely(d);
+  if (q.configKeys.length === 0) return [];
+  const exclude = [...new Set(q.excludeRunIds ?? [])];
+  const rows = await inChunks([...new Set(q.configKeys)], (keys) =>
+    selectPoints(db.selectFrom('results as r') as unknown as Joined)
+      .where('r.config_key', 'in', keys)
+      .$if(exclude.length > 0, (b) => b.where('r.run_id', 'not in', exclude))
+      .execute(),
+  );
+  const sorted = (rows as PointRow[]).sort(
+    (a, b) =>
+      byText(a.config_key, b.config_key) ||
+      a.conc - b.conc ||
+      byText(a.run_created_at, b.run_created_at) ||
+      byText(a.run_id, b.run_id) ||
+      byText(a.point_id, b.point_id),
+  );
+  return withConfigs(db, sorted);
+}
+
 const toRun = (r: RunsTable): StoredRun => ({
   runId: r.run_id,
   createdAt: r.created_at,
@@ -160,6 +212,7 @@ const toRun = (r: RunsTable): StoredRun => ({
   ingested: r.ingested_points,
   failed: r.failed_points,
   missing: r.missing_points,
+  engine: runEngine(r.simulated_results, r.real_results),
 });
 
 const RUN_COLUMNS = [
@@ -177,6 +230,8 @@ const RUN_COLUMNS = [
   'ingested_points',
   'failed_points',
   'missing_points',
+  'simulated_results',
+  'real_results',
 ] as const;
 
 /** Stored runs, newest first. */

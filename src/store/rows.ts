@@ -1,5 +1,5 @@
-import type { ConfigIdentity } from '../schema/curve.ts';
-import type { PointPhase } from '../schema/run-dir.ts';
+import type { ConfigIdentity, EngineKind } from '../schema/curve.ts';
+import type { PointPhase, PointSpec } from '../schema/run-dir.ts';
 import type { AttemptSummary, IngestPoint, InputIssue, PointOutcome } from '../schema/store.ts';
 import { configIdentity, configKey, isFixedRow } from './identity.ts';
 import type { AttemptFiles, PointFiles, RunDirContents } from './run-dir-reader.ts';
@@ -31,6 +31,8 @@ export interface RunRows {
   details: Omit<IngestPoint, 'change'>[];
   /** Points that cannot be stored at all (no curve identity). */
   issues: InputIssue[];
+  /** Planned points by what served (or would have served) them: their result's engine, else the plan's. */
+  engines: Record<EngineKind, number>;
 }
 
 interface Choice {
@@ -62,13 +64,23 @@ export function choosePoint(p: PointFiles): Choice {
     outcome: 'failed',
     attempt: null,
     phase: null,
-    reason: `${n}: ok, but its result.json is missing or invalid`,
+    reason:
+      last.resultProblem === null
+        ? `${n}: ok, but its result.json is missing or invalid`
+        : `${n}: ok, but its result.json is unusable: ${last.resultProblem}`,
   };
 }
 
+/**
+ * What served a point: its chosen result's engine (what the server said it is); without a result, the
+ * plan's engine (the simulated engine, or a recipe's real one).
+ */
+export const pointEngine = (spec: PointSpec, chosen: AttemptFiles | null): EngineKind =>
+  chosen?.result?.engine.kind ?? (spec.engine.kind === 'sim' ? 'simulated' : 'real');
+
 const bit = (b: boolean) => (b ? 1 : 0);
 
-function configRow(key: string, id: ConfigIdentity): ConfigsTable {
+function configRow(key: string, id: ConfigIdentity, engine: EngineKind): ConfigsTable {
   const pool = (p: 'prefill' | 'decode') => {
     const v = id[p];
     return {
@@ -95,6 +107,7 @@ function configRow(key: string, id: ConfigIdentity): ConfigsTable {
     ...pool('decode'),
     isl: id.isl,
     osl: id.osl,
+    engine_kind: engine,
   } as ConfigsTable;
 }
 
@@ -149,6 +162,8 @@ export function runRows(c: RunDirContents): RunRows {
       missing_points: 0,
       manifest_sha256: c.manifestSha256,
       manifest_json: c.manifestJson,
+      simulated_results: 0,
+      real_results: 0,
     },
     configs: [],
     points: [],
@@ -157,6 +172,7 @@ export function runRows(c: RunDirContents): RunRows {
     documents: [],
     details: [],
     issues: [],
+    engines: { simulated: 0, real: 0 },
   };
   const configs = new Map<string, ConfigsTable>();
   for (const p of c.points) {
@@ -172,10 +188,12 @@ export function runRows(c: RunDirContents): RunRows {
       continue;
     }
     const id = configIdentity(spec.row);
-    const key = configKey(id);
-    if (!configs.has(key)) configs.set(key, configRow(key, id));
     const choice = choosePoint(p);
     const chosen = choice.attempt;
+    const engine = pointEngine(spec, chosen);
+    out.engines[engine]++;
+    const key = configKey(id, engine);
+    if (!configs.has(key)) configs.set(key, configRow(key, id, engine));
     out.points.push({
       run_id: runId,
       point_id: spec.pointId,
@@ -202,11 +220,14 @@ export function runRows(c: RunDirContents): RunRows {
         gpus: spec.gpus.total,
         image: spec.row.image,
         run_created_at: m.createdAt,
+        engine_kind: chosen.result.engine.kind,
+        simulator: chosen.result.engine.simulator,
         ...chosen.result.hot,
         valid: bit(chosen.result.valid),
         result_sha256: chosen.result.sha256,
       });
       out.documents.push({ run_id: runId, point_id: spec.pointId, result_json: chosen.result.json });
+      out.run[`${chosen.result.engine.kind}_results`]++;
     }
     const counter = `${choice.outcome}_points` as const;
     out.run[counter]++;

@@ -3,7 +3,8 @@ import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type * as z from 'zod';
-import { type PointResult, PointResultSchema } from '../schema/point-result.ts';
+import type { CurveEngine } from '../schema/curve.ts';
+import { POINT_RESULT_SCHEMA_VERSION, type PointResult, PointResultSchema } from '../schema/point-result.ts';
 import {
   PointAttemptSchema,
   type PointSpec,
@@ -42,6 +43,8 @@ export interface ResultFile {
   sha256: string;
   hot: HotColumns;
   valid: boolean;
+  /** What served the point (engine.kind) and the simulator's version. */
+  engine: CurveEngine;
   /** The validated result, parsed again from `json` on each access (prefer hot and valid). */
   readonly data: PointResult;
 }
@@ -50,12 +53,14 @@ export const resultFile = (
   json: string,
   hot: HotColumns,
   valid: boolean,
+  engine: CurveEngine,
   hash = sha256(json),
 ): ResultFile => ({
   json,
   sha256: hash,
   hot,
   valid,
+  engine,
   get data() {
     return JSON.parse(json) as PointResult;
   },
@@ -76,6 +81,8 @@ export interface AttemptFiles {
   point: Launched | null;
   /** null: absent or invalid (an invalid one is an issue). */
   result: ResultFile | null;
+  /** Why result.json is not usable when it is there (its issue's problem); null otherwise. */
+  resultProblem: string | null;
 }
 
 /** `a.b[2].c` from a zod issue path. */
@@ -110,7 +117,7 @@ export function readText(path: string): string {
 
 export type Parsed<T> =
   | { ok: true; data: T; text: string; raw: unknown }
-  | { ok: false; missing: boolean; problem: string; jsonPath: string | null };
+  | { ok: false; missing: boolean; problem: string; jsonPath: string | null; raw?: unknown };
 
 /** Where a point's files come from: the filesystem, or what a reader thread read ahead (run-dir-prefetch.ts). */
 export interface FileSource {
@@ -175,6 +182,7 @@ export function readJson<T>(
     missing: false,
     problem: `not a valid ${what}: ${shown.join('; ')}`,
     jsonPath: jsonPath(issues[0]?.path ?? []),
+    raw: json,
   };
 }
 
@@ -184,6 +192,24 @@ export function listDir(path: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * A result.json of an older schema version: what to tell the user instead of its schema errors. Schema 1
+ * did not record what served the point (infx's simulated engine or a real one) nor its clock, so it cannot
+ * be stored or drawn with an honest label: it must be measured again.
+ */
+export function olderResult(raw: unknown): string | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const r = raw as { kind?: unknown; schemaVersion?: unknown; tool?: { version?: unknown } };
+  if (r.kind !== 'point-result' || typeof r.schemaVersion !== 'number') return null;
+  if (r.schemaVersion >= POINT_RESULT_SCHEMA_VERSION) return null;
+  const by = typeof r.tool?.version === 'string' ? `infx ${r.tool.version}` : 'an older infx';
+  return (
+    `written by ${by} (point-result schema version ${r.schemaVersion}; this infx reads version ` +
+    `${POINT_RESULT_SCHEMA_VERSION}, which records whether a simulated or a real engine served the point): ` +
+    'it cannot be labelled honestly, so run the point again with this infx (a new infx sweep)'
+  );
 }
 
 function readAttempt(
@@ -212,35 +238,35 @@ function readAttempt(
   if (!p.ok) issue(RUN_FILES.point, p.missing ? 'no point.json' : p.problem, p.jsonPath);
 
   let result: ResultFile | null = null;
+  let resultProblem: string | null = null;
+  const bad = (problem: string, path: string | null) => {
+    resultProblem = problem;
+    issue(RUN_FILES.result, problem, path);
+  };
   const r = readJson(join(dir, RUN_FILES.result), PointResultSchema, 'point result', undefined, src);
   if (r.ok) {
     const w = r.data.workload;
     if (r.data.load.concurrency !== spec.conc)
-      issue(
-        RUN_FILES.result,
-        `concurrency ${r.data.load.concurrency} is not the point's ${spec.conc}`,
-        'load.concurrency',
-      );
+      bad(`concurrency ${r.data.load.concurrency} is not the point's ${spec.conc}`, 'load.concurrency');
     else if (w.isl !== spec.bench.isl || w.osl !== spec.bench.osl)
-      issue(
-        RUN_FILES.result,
-        `workload ${w.isl}/${w.osl} is not the point's ${spec.bench.isl}/${spec.bench.osl}`,
-        'workload',
-      );
+      bad(`workload ${w.isl}/${w.osl} is not the point's ${spec.bench.isl}/${spec.bench.osl}`, 'workload');
     else {
       // Stored compact: JSON.stringify(JSON.parse(file)), the same whoever read the file.
       const stored = src.compactsResults ? r.text : JSON.stringify(r.raw);
       const hash = src.sha256?.(join(dir, RUN_FILES.result)) ?? sha256(stored);
-      result = resultFile(stored, hotColumns(r.data), r.data.valid, hash);
+      const engine = { kind: r.data.engine.kind, simulator: r.data.engine.simulator };
+      result = resultFile(stored, hotColumns(r.data), r.data.valid, engine, hash);
     }
-  } else if (!r.missing) issue(RUN_FILES.result, r.problem, r.jsonPath);
-  else if (status?.status === 'ok')
+  } else if (!r.missing) {
+    const older = olderResult(r.raw);
+    bad(older ?? r.problem, older === null ? r.jsonPath : 'schemaVersion');
+  } else if (status?.status === 'ok')
     issue(RUN_FILES.result, 'status.json says ok but there is no result.json');
 
   const point = p.ok
     ? { host: p.data.host, startedAt: p.data.startedAt, slurmJobId: p.data.slurmJobId }
     : null;
-  return { attempt: n, status, statusProblem, point, result };
+  return { attempt: n, status, statusProblem, point, result, resultProblem };
 }
 
 /** The attempts (ascending) and input issues of one planned point under `pointDir`. */

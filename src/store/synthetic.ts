@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { EngineKind } from '../schema/curve.ts';
 import type { SingleNodeFixedRow } from '../schema/matrix-row.ts';
-import type { PointResult, Stats } from '../schema/point-result.ts';
+import { POINT_RESULT_SCHEMA_VERSION, type PointResult, type Stats } from '../schema/point-result.ts';
 import {
   type PointAttempt,
   type PointPhase,
@@ -14,7 +15,9 @@ import { RUN_FILES } from './run-dir-reader.ts';
 
 /**
  * Synthetic run directories, every file valid against its schema, written in the documented layout: for
- * the store's tests (edge cases a real sweep rarely produces) and its benchmark (10,000-point runs).
+ * the store's tests (edge cases a real sweep rarely produces) and its benchmark (10,000-point runs). Their
+ * results say a real engine served them (planned as a recipe), unless `engine: 'simulated'` (planned on
+ * the simulated engine, results from it, as `infx sweep` on `infx sim serve` writes them).
  */
 
 export type SyntheticAttempt =
@@ -59,6 +62,7 @@ export function syntheticSpec(
   index: number,
   row: SingleNodeFixedRow,
   conc: number,
+  engine: EngineKind = 'real',
 ): PointSpec {
   return {
     schemaVersion: RUN_DIR_SCHEMA_VERSION,
@@ -82,16 +86,48 @@ export function syntheticSpec(
       maxFailureRate: 0.05,
       requestTimeoutS: 21600,
     },
-    engine: {
-      kind: 'sim',
-      container: 'none',
-      simTimeScale: 20,
-      readyTimeoutS: 1800,
-      acceptance: 'golden',
-      faults: [],
-    },
+    engine:
+      engine === 'simulated'
+        ? {
+            kind: 'sim',
+            container: 'none',
+            simTimeScale: 20,
+            readyTimeoutS: 1800,
+            acceptance: 'golden',
+            faults: [],
+          }
+        : {
+            kind: 'recipe',
+            container: 'none',
+            simTimeScale: null,
+            readyTimeoutS: 1800,
+            acceptance: 'real',
+            faults: [],
+          },
   };
 }
+
+const SIMULATED_ENGINE: PointResult['engine'] = {
+  kind: 'simulated',
+  simulator: 'infx-sim/synthetic',
+  timeScale: 20,
+  clock: 'engine',
+  lockstep: true,
+  lag: null,
+  engineLimited: false,
+  reasons: [],
+};
+
+const REAL_ENGINE: PointResult['engine'] = {
+  kind: 'real',
+  simulator: null,
+  timeScale: null,
+  clock: 'wall',
+  lockstep: false,
+  lag: null,
+  engineLimited: false,
+  reasons: [],
+};
 
 function stats(median: number, n: number): Stats {
   return {
@@ -126,7 +162,7 @@ export function syntheticResult(spec: PointSpec, tput = 500 + 40 * Math.sqrt(spe
   };
   const t = latency.tpotMs;
   return {
-    schemaVersion: 1,
+    schemaVersion: POINT_RESULT_SCHEMA_VERSION,
     kind: 'point-result',
     tool: { name: 'infx', version: '0.1.0' },
     createdAt: '2026-01-01T00:00:00.000Z',
@@ -135,8 +171,8 @@ export function syntheticResult(spec: PointSpec, tput = 500 + 40 * Math.sqrt(spe
       baseUrl: 'http://127.0.0.1:8000/',
       model: spec.row.model,
       endpoint: 'completions',
-      timeScale: 20,
     },
+    engine: spec.engine.kind === 'sim' ? SIMULATED_ENGINE : REAL_ENGINE,
     workload: {
       kind: 'fixed-seq-len',
       isl: spec.bench.isl,
@@ -155,6 +191,9 @@ export function syntheticResult(spec: PointSpec, tput = 500 + 40 * Math.sqrt(spe
       startMs: 1000,
       endMs: 61000,
       durationS: 60,
+      wallStartMs: 1000,
+      wallEndMs: 61000,
+      wallDurationS: 60,
       startUnixMs: 1.7e12 + 1000,
       endUnixMs: 1.7e12 + 61000,
     },
@@ -194,6 +233,7 @@ export function syntheticResult(spec: PointSpec, tput = 500 + 40 * Math.sqrt(spe
       'p99.9': intvty(t['p99.9']!),
     },
     steadyState: null,
+    wallClock: null,
     client: {
       workers: 1,
       eventLoopDelayMs: { p50: 0.1, p99: 1, max: 2 },
@@ -266,9 +306,10 @@ export function writeSyntheticRun(
   runId: string,
   points: readonly SyntheticPoint[],
   createdAt = '2026-01-01T00:00:00.000Z',
+  opts: { engine?: EngineKind } = {},
 ): string {
   const runDir = join(out, runId);
-  const specs = points.map((p, i) => syntheticSpec(runId, i, p.row, p.conc));
+  const specs = points.map((p, i) => syntheticSpec(runId, i, p.row, p.conc, opts.engine));
   mkdirSync(join(runDir, 'points'), { recursive: true });
   write(join(runDir, RUN_FILES.manifest), syntheticManifest(runId, createdAt, specs));
   specs.forEach((spec, i) => {

@@ -24,6 +24,9 @@ export interface RunsTable {
   ingested_at: string;
   manifest_sha256: string;
   manifest_json: string;
+  /** Stored results served by a simulated engine, and by a real one (0002_engine). */
+  simulated_results: number;
+  real_results: number;
 }
 
 export interface AttemptsTable {
@@ -71,6 +74,8 @@ export interface ConfigsTable {
   decode_gpus: number;
   isl: number;
   osl: number;
+  /** simulated or real: what served the results of this key (simulated keys end in `|sim`). */
+  engine_kind: string;
 }
 
 /** Every planned point of a run, whatever its outcome (failed and missing points carry phase and reason). */
@@ -100,6 +105,9 @@ export interface ResultsTable {
   gpus: number;
   image: string;
   run_created_at: string;
+  /** simulated or real (result.json's engine.kind); simulator: its version, null for a real engine. */
+  engine_kind: string;
+  simulator: string | null;
   tput_per_gpu: number | null;
   output_tput_per_gpu: number | null;
   input_tput_per_gpu: number | null;
@@ -165,6 +173,8 @@ export const RESULT_COLUMNS = [
   'gpus',
   'image',
   'run_created_at',
+  'engine_kind',
+  'simulator',
   ...HOT_COLUMNS,
   'valid',
   'result_sha256',

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { CurvePoint } from '../schema/curve.ts';
 import type { RunStatus } from '../schema/store.ts';
 import { curveMetrics, HOT_COLUMNS } from './hot.ts';
-import { configOf, type Db } from './queries.ts';
+import { configOf, type Db, engineOf } from './queries.ts';
 import type { AttemptsTable, ConfigsTable, Database, PointsTable, ResultsTable } from './tables.ts';
 
 /**
@@ -73,8 +73,8 @@ export async function availabilityRows(d: Db): Promise<AvailabilityRow[]> {
 }
 
 type PointRow = Pick<ResultsTable, 'run_id' | 'point_id' | 'attempt' | 'conc' | 'gpus' | 'image'> &
-  Pick<ResultsTable, 'run_created_at' | 'valid' | (typeof HOT_COLUMNS)[number]> &
-  ConfigsTable;
+  Pick<ResultsTable, 'run_created_at' | 'valid' | 'simulator' | (typeof HOT_COLUMNS)[number]> &
+  ConfigsTable & { result_engine: string };
 
 const toCurvePoint = (r: PointRow): CurvePoint => ({
   runId: r.run_id,
@@ -82,6 +82,7 @@ const toCurvePoint = (r: PointRow): CurvePoint => ({
   attempt: r.attempt,
   configKey: r.config_key,
   config: configOf(r),
+  engine: engineOf({ engine_kind: r.result_engine, simulator: r.simulator }),
   conc: r.conc,
   gpus: r.gpus,
   image: r.image,
@@ -134,6 +135,8 @@ export async function latestPointsOfStatus(
       'r.image',
       'r.run_created_at',
       'r.valid',
+      'r.engine_kind as result_engine',
+      'r.simulator',
       ...HOT_COLUMNS.map((c) => `r.${c}` as const),
     ])
     .selectAll('c')
@@ -145,9 +148,13 @@ export async function latestPointsOfStatus(
   return (rows as PointRow[]).map(toCurvePoint);
 }
 
-export type RunPointRow = PointsTable & ConfigsTable & { valid: number | null };
+export type RunPointRow = PointsTable &
+  ConfigsTable & { valid: number | null; simulator: string | null; result_engine: string | null };
 
-/** Every planned point of a run with its config and (when a result is stored) its validity, in plan order. */
+/**
+ * Every planned point of a run with its config and (when a result is stored) its validity and engine, in
+ * plan order.
+ */
 export async function runPointRows(d: Db, runId: string): Promise<RunPointRow[]> {
   const rows = await kysely(d)
     .selectFrom('points as p')
@@ -157,7 +164,7 @@ export async function runPointRows(d: Db, runId: string): Promise<RunPointRow[]>
     )
     .selectAll('c')
     .selectAll('p')
-    .select('r.valid')
+    .select(['r.valid', 'r.simulator', 'r.engine_kind as result_engine'])
     .where('p.run_id', '=', runId)
     .orderBy('p.point_index')
     .execute();

@@ -19,6 +19,8 @@ import {
 
 export interface WriteOutcome {
   status: RunStatus;
+  /** The run row as written (or as it stands): its counts include results kept from earlier ingests. */
+  run: Omit<RunsTable, 'status' | 'ingested_at'>;
   pointChanges: Map<string, ChangeKind>;
   attempts: Record<ChangeKind, number>;
   issues: InputIssue[];
@@ -58,6 +60,8 @@ export async function writeRun(
         'failed_points',
         'missing_points',
         'manifest_sha256',
+        'simulated_results',
+        'real_results',
       ])
       .where('run_id', '=', runId)
       .executeTakeFirst(),
@@ -65,9 +69,15 @@ export async function writeRun(
     db.selectFrom('attempts').selectAll().where('run_id', '=', runId).execute(),
     db.selectFrom('results').selectAll().where('run_id', '=', runId).execute(),
   ]);
-  const status: RunStatus = opts.status ?? (storedRun?.status as RunStatus | undefined) ?? 'official';
+  // Simulated results are never official unless asked for: the official view is for real engines.
+  const status: RunStatus =
+    opts.status ??
+    (storedRun?.status as RunStatus | undefined) ??
+    (rows.engines.simulated > 0 ? 'unofficial' : 'official');
+  const run = { ...rows.run };
   const out: WriteOutcome = {
     status,
+    run,
     pointChanges: new Map(),
     attempts: { new: 0, updated: 0, unchanged: 0 },
     issues: [],
@@ -76,7 +86,6 @@ export async function writeRun(
   const oldResults = byPoint(storedResults);
   const oldAttempts = new Map(storedAttempts.map((a) => [`${a.point_id}#${a.attempt}`, a]));
   const newResults = byPoint(rows.results);
-  const run = { ...rows.run };
 
   // Points whose stored result the run directory no longer yields keep their stored point and result.
   const kept = new Set<string>();
@@ -86,6 +95,7 @@ export async function writeRun(
     kept.add(p.point_id);
     run[`${p.outcome}_points` as 'failed_points']--;
     run.ingested_points++;
+    run[stored.engine_kind === 'simulated' ? 'simulated_results' : 'real_results']++;
     out.issues.push({
       file: `points/${p.point_id}`,
       jsonPath: null,

@@ -20,6 +20,7 @@ const run = (runId: string, status: StoredRun['status'], createdAt: string): Sto
   ingested: 1,
   failed: 0,
   missing: 0,
+  engine: { kind: 'real', simulated: 0, real: 1 },
 });
 
 const row = (

@@ -146,6 +146,7 @@ export function resolveFilters(a: Availability, q: FiltersQuery): FiltersRespons
           ingested: r.ingested,
           failed: r.failed,
           missing: r.missing,
+          engine: r.engine,
         })),
       model: modelOptions,
       workload: workloadOptions,

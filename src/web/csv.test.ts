@@ -19,7 +19,15 @@ describe('pointsCsv', () => {
       cost_per_m_tokens_usd: '1',
       valid: 'true',
       parallelism: 'tp8',
+      engine: 'real',
+      simulator: '',
     });
+    const sim = pointsCsv([
+      curvePoint({ tput: 1, intvty: 1, engine: { kind: 'simulated', simulator: 'infx-sim/0.1.0+m2' } }),
+    ]);
+    const simCells = sim.split('\r\n')[1]!.split(',');
+    expect(simCells[head!.split(',').indexOf('engine')]).toBe('simulated');
+    expect(simCells[head!.split(',').indexOf('simulator')]).toBe('infx-sim/0.1.0+m2');
   });
 
   it('quotes commas, quotes and newlines; neutralizes spreadsheet formulas', () => {

@@ -37,6 +37,9 @@ export const CSV_COLUMNS: readonly Column[] = [
   { name: 'run_created_at', value: (p) => p.createdAt },
   { name: 'config', value: (p) => configLabel(p.config) },
   { name: 'config_key', value: (p) => p.configKey },
+  /** simulated (infx's simulated engine) or real; the simulator's version, empty for a real engine. */
+  { name: 'engine', value: (p) => p.engine.kind },
+  { name: 'simulator', value: (p) => p.engine.simulator },
   { name: 'model', value: (p) => p.config.model },
   { name: 'isl', value: (p) => p.config.isl },
   { name: 'osl', value: (p) => p.config.osl },

@@ -1,4 +1,6 @@
 import { compareRuns } from '../../analysis/compare.ts';
+import { sameIds } from '../../analysis/compare-noise.ts';
+import { storedRepeats } from '../../analysis/repeats-db.ts';
 import type { CompareReport } from '../../schema/compare-report.ts';
 import type { ComparePointsResponse, CompareQuery } from '../../schema/web-api.ts';
 import { curvePoints, runById } from '../../store/queries.ts';
@@ -30,11 +32,18 @@ export async function compareSides(
   return { run, baseline: { label: 'official', runIds: [...new Set(points.map((p) => p.runId))], points } };
 }
 
+/** As `infx compare` with the database: the spread is measured from every other stored run's repeats. */
 export async function compareReport(ctx: ApiContext, q: CompareQuery): Promise<CompareReport> {
   const { run, baseline } = await compareSides(ctx, q);
+  const configKeys = [...new Set(run.points.map((p) => p.configKey))];
   return compareRuns(run, baseline, {
     at: q.at ?? null,
     stat: q.interactivity,
     pricePerGpuHour: q.price ?? null,
+    noisePct: q.noise ?? null,
+    // Not needed when the run is its own baseline (as infx compare).
+    repeats: sameIds(run.runIds, baseline.runIds)
+      ? undefined
+      : await storedRepeats(ctx.store, configKeys, run.runIds),
   });
 }

@@ -1,4 +1,5 @@
-import { fullLabel } from '../../analysis/labels.ts';
+import { curveLabel } from '../../analysis/labels.ts';
+import type { EngineKind } from '../../schema/curve.ts';
 import type { PointPhase, PointSpec, RunManifest, SkippedRow } from '../../schema/run-dir.ts';
 import type { AttemptStatus, PointOutcome, RunStatus, StoredRun } from '../../schema/store.ts';
 import { RUN_FILE_NAMES, type RunAttempt, type RunDetail, type RunFileName } from '../../schema/web-api.ts';
@@ -116,7 +117,8 @@ async function buildDetail(ctx: ApiContext, run: StoredRun, located: Located): P
         pointId: p.point_id,
         index: p.point_index,
         configKey: p.config_key,
-        label: fullLabel(configOf(p)),
+        label: curveLabel(configOf(p), p.engine_kind as EngineKind),
+        engine: { kind: p.engine_kind as EngineKind, simulator: p.simulator },
         conc: p.conc,
         gpus: p.gpus,
         image: p.image,

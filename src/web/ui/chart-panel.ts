@@ -7,7 +7,7 @@ import {
   type ChartSeries,
 } from '../../analysis/chart.ts';
 import { gpuHourPrice } from '../../analysis/cost.ts';
-import { parallelismLabel } from '../../analysis/labels.ts';
+import { engineLabel, parallelismLabel } from '../../analysis/labels.ts';
 import { renderSvg } from '../../analysis/svg.ts';
 import type { CurvePoint } from '../../schema/curve.ts';
 import { appLink, type Child, clear, h } from './dom.ts';
@@ -128,8 +128,9 @@ export class ChartPanel {
         'button',
         {
           type: 'button',
-          class: 'legend-item',
+          class: `legend-item${s.engine === 'simulated' ? ' simulated' : ''}`,
           'data-series': s.id,
+          'data-engine': s.engine,
           'aria-pressed': String(!s.hidden),
           title: `${s.hidden ? 'Show' : 'Hide'} ${s.label}`,
           onclick: () => this.handlers.onToggle(s),
@@ -255,6 +256,7 @@ export class ChartPanel {
               (price.source === 'catalog' ? ' (catalog)' : ''),
       ),
       m.joulesPerOutputToken === null ? null : row('Energy', `${fmt(m.joulesPerOutputToken)} J/output token`),
+      row('Engine', engineLabel(p.engine), `tip-row engine ${p.engine.kind}`),
       row('Concurrency', String(p.conc)),
       row('GPUs', `${p.gpus} · ${parallelismLabel(p.config)}`),
       row('Precision', p.config.precision),

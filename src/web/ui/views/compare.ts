@@ -1,5 +1,5 @@
 import type { XAxis } from '../../../analysis/axes.ts';
-import { headline } from '../../../analysis/compare-format.ts';
+import { headline, sideLabel, verdictLine } from '../../../analysis/compare-format.ts';
 import type { CompareReport, ConfigComparison } from '../../../schema/compare-report.ts';
 import type { StoredRun } from '../../../schema/store.ts';
 import type { ComparePointsResponse } from '../../../schema/web-api.ts';
@@ -47,7 +47,8 @@ function matchedTable(c: ConfigComparison): HTMLElement {
           h('td', { class: 'num' }, fmt(m.run.tputPerGpu)),
           h(
             'td',
-            { class: `num ${m.gainPct === null ? '' : m.gainPct >= 0 ? 'good' : 'bad'}` },
+            // Coloured only beyond the run-to-run spread: a gain inside it is no difference.
+            { class: `num ${m.verdict === 'better' ? 'good' : m.verdict === 'worse' ? 'bad' : ''}` },
             m.status === 'ok' ? pct(m.gainPct) : (STATUS[m.status] ?? m.status),
           ),
           h('td', { class: 'num' }, money(m.baseline.costPerMTokens)),
@@ -106,7 +107,7 @@ function configSection(c: ConfigComparison): HTMLElement {
     'section',
     { class: 'card config', 'data-config': c.configKey },
     h('h2', null, c.label),
-    h('p', { class: 'headline' }, headline(c)),
+    h('p', { class: 'headline', 'data-verdict': c.verdict }, headline(c)),
     h(
       'p',
       { class: 'muted' },
@@ -183,7 +184,7 @@ export function compareView(root: HTMLElement): View {
       );
     const runOpts = runs.map((r): [string, string] => [
       r.runId,
-      `${r.runId} · ${r.status} · ${when(r.createdAt)}`,
+      `${r.runId} · ${r.status}${r.engine.kind === 'simulated' || r.engine.kind === 'mixed' ? ` · ${r.engine.kind}` : ''} · ${when(r.createdAt)}`,
     ]);
     for (const id of [run, baseline])
       if (id !== 'official' && !runs.some((r) => r.runId === id)) runOpts.unshift([id, `${id} (not stored)`]);
@@ -268,9 +269,18 @@ export function compareView(root: HTMLElement): View {
         h(
           'p',
           { class: 'summary' },
-          `Run ${r.run.label} against ${r.baseline.label}${r.baseline.label === 'official' ? ` (runs ${r.baseline.runIds.join(', ') || 'none'})` : ''}: ` +
-            `${r.configs.length} config(s) in both, at matched ${r.interactivityStat} interactivity.`,
+          `Run ${sideLabel(r, r.run)} against ${sideLabel(r, r.baseline)}${r.baseline.label === 'official' ? ` (runs ${r.baseline.runIds.join(', ') || 'none'})` : ''}: ` +
+            `${r.configs.length} config(s) in both, at matched ${r.interactivityStat} interactivity; a gain ` +
+            'within the run-to-run spread is no difference.',
         ),
+        h('p', { class: 'headline verdict', 'data-verdict': r.verdict }, verdictLine(r)),
+        r.notes.length > 0
+          ? h(
+              'ul',
+              { class: 'notes report-notes' },
+              r.notes.map((n) => h('li', { class: 'note' }, n)),
+            )
+          : null,
         ...r.configs.map(configSection),
         r.onlyInRun.length + r.onlyInBaseline.length > 0
           ? h(

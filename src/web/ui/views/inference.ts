@@ -50,6 +50,8 @@ export function inferenceView(root: HTMLElement): View {
   let seq = 0;
 
   const status = h('p', { class: 'status', role: 'status' });
+  /** Says when the results shown are not of the status asked for (e.g. no official results stored). */
+  const notice = h('p', { class: 'note fallback', hidden: true });
   const filterCard = h('section', { class: 'card filters', 'aria-label': 'Filters' });
   const toolbar = h('div', { class: 'toolbar' });
   const summary = h('p', { class: 'summary muted' });
@@ -65,7 +67,7 @@ export function inferenceView(root: HTMLElement): View {
     },
   });
   const chartCard = h('section', { class: 'card chart-card' }, toolbar, summary, panel.el);
-  root.append(h('div', { class: 'view inference' }, filterCard, status, chartCard));
+  root.append(h('div', { class: 'view inference' }, filterCard, status, notice, chartCard));
 
   const writeUrl = () => {
     const q = stateQuery(state);
@@ -94,6 +96,7 @@ export function inferenceView(root: HTMLElement): View {
     try {
       const f = await getJson<FiltersResponse>('/api/filters', filterParams(state));
       if (my !== seq) return;
+      const asked = state.status ?? 'official';
       snap(f);
       filters = f;
       renderFilters(f);
@@ -116,6 +119,7 @@ export function inferenceView(root: HTMLElement): View {
       if (my !== seq) return;
       points = pts;
       status.textContent = '';
+      renderNotice(f, asked, pts);
       draw();
     } catch (err) {
       if (my !== seq) return;
@@ -125,8 +129,27 @@ export function inferenceView(root: HTMLElement): View {
     }
   }
 
+  /**
+   * The default view shows official results; where none are stored (the demo stores simulated results as
+   * unofficial) the server falls back to another status: say so, and link to that view.
+   */
+  function renderNotice(f: FiltersResponse, asked: string, pts: readonly CurvePoint[]): void {
+    clear(notice);
+    const shown = f.selection.status;
+    notice.hidden = f.selection.run !== null || asked === shown;
+    if (notice.hidden) return;
+    const simulated = pts.some((p) => p.engine.kind === 'simulated');
+    notice.append(
+      `No ${asked} results are stored, so this shows the latest ${shown} results instead` +
+        (simulated ? ", labelled simulated where infx's simulated engine served them" : '') +
+        '. ',
+      appLink(`/?status=${encodeURIComponent(shown)}`, `Open the ${shown} view`, { 'data-status': shown }),
+    );
+  }
+
   function renderEmpty(): void {
     status.textContent = '';
+    notice.hidden = true;
     clear(toolbar);
     chartCard.hidden = true;
     clear(filterCard);
@@ -269,7 +292,9 @@ export function inferenceView(root: HTMLElement): View {
             { value: '', label: 'latest result of each config' },
             ...o.run.map((r) => ({
               value: r.runId,
-              label: `${r.runId} · ${when(r.createdAt)} · ${r.ingested}/${r.planned} ok`,
+              label:
+                `${r.runId} · ${when(r.createdAt)} · ${r.ingested}/${r.planned} ok` +
+                (r.engine.kind === 'simulated' || r.engine.kind === 'mixed' ? ` · ${r.engine.kind}` : ''),
             })),
           ],
           sel.run ?? '',

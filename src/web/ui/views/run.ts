@@ -3,6 +3,7 @@ import type { RunAttempt, RunDetail, RunPoint } from '../../../schema/web-api.ts
 import { getJson } from '../api.ts';
 import { appLink, clear, h } from '../dom.ts';
 import { shellQuote, when } from '../format.ts';
+import { engineBadge } from './runs.ts';
 import type { View } from './view.ts';
 
 /**
@@ -102,6 +103,20 @@ function pointRow(p: RunPoint): HTMLElement {
   );
 }
 
+/** What served the run's results, in words: simulated (and by which simulator), real, or both. */
+function engineFact(d: RunDetail): string {
+  const e = d.run.engine;
+  const simulators = [
+    ...new Set(d.points.flatMap((p) => (p.engine.simulator === null ? [] : [p.engine.simulator]))),
+  ];
+  const by = simulators.length > 0 ? ` (${simulators.join(', ')})` : '';
+  if (e.kind === null) return 'no result stored';
+  if (e.kind === 'real') return `real: all ${e.real} results from a real engine`;
+  if (e.kind === 'mixed')
+    return `mixed: ${e.simulated} results from infx's simulated engine${by}, ${e.real} from a real one`;
+  return `simulated: all ${e.simulated} results from infx's simulated engine${by}, not measured on real hardware`;
+}
+
 export function runView(root: HTMLElement, runId: string): View {
   const status = h('p', { class: 'status', role: 'status' }, 'Loading…');
   const view = h('div', { class: 'view run' }, status);
@@ -172,6 +187,7 @@ export function runView(root: HTMLElement, runId: string): View {
           h('span', { class: 'mono' }, r.runId),
           ' ',
           h('span', { class: `badge ${r.status}` }, r.status),
+          r.engine.kind === null || r.engine.kind === 'real' ? null : engineBadge(r.engine),
         ),
         h(
           'dl',
@@ -183,6 +199,7 @@ export function runView(root: HTMLElement, runId: string): View {
               'Points',
               `${r.planned} planned · ${r.ingested} ingested · ${r.failed} failed · ${r.missing} missing`,
             ],
+            ['Engine', engineFact(d)],
             ['Host', `${r.host} · executor ${r.executor} · seed ${r.seed} · infx ${r.infxVersion}`],
             ['Sources', r.sourceFiles.map((f) => f.path).join(', ')],
             ['Run directory', d.runDir ?? 'not available'],

@@ -1,10 +1,29 @@
-import type { StoredRun } from '../../../schema/store.ts';
+import type { RunEngine, StoredRun } from '../../../schema/store.ts';
 import { getJson } from '../api.ts';
 import { appLink, h } from '../dom.ts';
 import { when } from '../format.ts';
 import type { View } from './view.ts';
 
-/** `/runs`: every stored run, newest first, with its counts. */
+/** A run's engine as a badge: simulated, real, mixed (with the counts in its title), or none. */
+export function engineBadge(e: RunEngine): HTMLElement {
+  if (e.kind === null) return h('span', { class: 'muted', title: 'no result stored' }, '—');
+  return h(
+    'span',
+    {
+      class: `badge ${e.kind}`,
+      'data-engine': e.kind,
+      title:
+        e.kind === 'mixed'
+          ? `${e.simulated} simulated and ${e.real} real results`
+          : e.kind === 'simulated'
+            ? "served by infx's simulated engine: not measured on real hardware"
+            : 'served by a real engine',
+    },
+    e.kind,
+  );
+}
+
+/** `/runs`: every stored run, newest first, with its counts and what served it. */
 export function runsView(root: HTMLElement): View {
   const status = h('p', { class: 'status', role: 'status' }, 'Loading…');
   const card = h('section', { class: 'card' }, h('h1', null, 'Runs'), status);
@@ -26,9 +45,18 @@ export function runsView(root: HTMLElement): View {
             h(
               'tr',
               null,
-              ['Run', 'Created', 'Status', 'Planned', 'Ingested', 'Failed', 'Missing', 'Host', ''].map((t) =>
-                h('th', null, t),
-              ),
+              [
+                'Run',
+                'Created',
+                'Status',
+                'Engine',
+                'Planned',
+                'Ingested',
+                'Failed',
+                'Missing',
+                'Host',
+                '',
+              ].map((t) => h('th', null, t)),
             ),
           ),
           h(
@@ -41,6 +69,7 @@ export function runsView(root: HTMLElement): View {
                 h('td', null, appLink(`/runs/${encodeURIComponent(r.runId)}`, r.runId)),
                 h('td', null, when(r.createdAt)),
                 h('td', null, h('span', { class: `badge ${r.status}` }, r.status)),
+                h('td', { class: 'engine' }, engineBadge(r.engine)),
                 h('td', { class: 'num' }, r.planned),
                 h('td', { class: 'num' }, r.ingested),
                 h('td', { class: `num${r.failed > 0 ? ' bad' : ''}` }, r.failed),
