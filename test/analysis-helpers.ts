@@ -2,7 +2,7 @@ import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { syntheticRow, writeSyntheticRun } from '../src/store/synthetic.ts';
 import { tmpDir } from './helpers.ts';
-import { FAST, infx, smallRow, writeMatrix } from './sweep-helpers.ts';
+import { FAST, infx, renameRun, smallRow, writeMatrix } from './sweep-helpers.ts';
 
 /** Real run directories for the compare and plot suites: a small sweep of the simulated engine. */
 
@@ -38,10 +38,7 @@ export function syntheticRun(
 ): string {
   const dir = join(tmpDir('infx-synthetic-'), runId);
   cpSync(from, dir, { recursive: true });
-  const manifestPath = join(dir, 'manifest.json');
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { runId: string };
-  manifest.runId = runId;
-  writeFileSync(manifestPath, JSON.stringify(manifest));
+  renameRun(dir, runId);
   for (const [conc, path] of resultFiles(dir)) {
     const set = metrics[conc];
     const r = JSON.parse(readFileSync(path, 'utf8'));

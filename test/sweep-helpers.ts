@@ -105,3 +105,30 @@ export async function eventually(check: () => boolean, ms = 20_000): Promise<boo
 }
 
 export const readJson = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
+
+/**
+ * Makes a copied run directory a run of its own named `runId`: the manifest, its planned points, every
+ * spec.json and point.json (ingest refuses a directory whose files claim another run than its manifest).
+ */
+export function renameRun(dir: string, runId: string, manifestChanges: Record<string, unknown> = {}): void {
+  const manifestPath = join(dir, 'manifest.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  Object.assign(manifest, { runId, ...manifestChanges });
+  for (const p of manifest.points) p.runId = runId;
+  writeFileSync(manifestPath, JSON.stringify(manifest));
+  for (const point of readdirSync(join(dir, 'points'))) {
+    const files = [join(dir, 'points', point, 'spec.json')];
+    for (const a of readdirSync(join(dir, 'points', point)).filter((n) => n.startsWith('attempt-')))
+      files.push(join(dir, 'points', point, a, 'point.json'));
+    for (const f of files) {
+      let doc: { runId?: string };
+      try {
+        doc = JSON.parse(readFileSync(f, 'utf8'));
+      } catch {
+        continue;
+      }
+      doc.runId = runId;
+      writeFileSync(f, JSON.stringify(doc));
+    }
+  }
+}

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,6 +64,7 @@ let server: WebServer;
 let bare: WebServer;
 let base = '';
 let db = '';
+let REQUESTS = '';
 
 beforeAll(async () => {
   out = tmpDir('infx-web-api-');
@@ -87,7 +88,14 @@ beforeAll(async () => {
   });
   const attempt = join(a, 'points', WITH_LOG, 'attempt-1');
   writeFileSync(join(attempt, 'server.log'), 'engine up\n<script>alert(1)</script>\n');
-  writeFileSync(join(attempt, 'requests.jsonl'), '{"i":0}\n{"i":1}\n');
+  // As many benchmark records as the result counts (ingest checks that requests.jsonl is whole).
+  const counts = PointResultSchema.parse(
+    JSON.parse(readFileSync(join(attempt, 'result.json'), 'utf8')),
+  ).counts;
+  const records = (phase: string, n: number) =>
+    Array.from({ length: n }, (_, i) => `${JSON.stringify({ index: i, phase })}\n`).join('');
+  REQUESTS = records('warmup', counts.warmupCompleted) + records('benchmark', counts.scheduled);
+  writeFileSync(join(attempt, 'requests.jsonl'), REQUESTS);
   // Outside the run directory: must never be served.
   mkdirSync(join(out, 'secret'), { recursive: true });
   writeFileSync(join(out, 'secret', 'server.log'), 'secret');
@@ -316,7 +324,7 @@ describe('runs', () => {
     expect(log.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(log.headers.get('x-content-type-options')).toBe('nosniff');
     expect(log.text).toContain('<script>alert(1)</script>');
-    expect((await get(logged.links.requests!)).text).toBe('{"i":0}\n{"i":1}\n');
+    expect((await get(logged.links.requests!)).text).toBe(REQUESTS);
     const result = await get(logged.links.result!);
     expect(PointResultSchema.parse(result.body).valid).toBe(true);
   });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { openStore } from '../src/store/db.ts';
 import { ingestRunDir } from '../src/store/ingest.ts';
 import { tmpDir } from './helpers.ts';
-import { FAST, infx, smallRow, writeMatrix } from './sweep-helpers.ts';
+import { FAST, infx, renameRun, smallRow, writeMatrix } from './sweep-helpers.ts';
 
 /**
  * A dashboard's worth of data from real sweeps: run `r1` (official) of two configs of Llama-3.1-8B on H100
@@ -29,11 +29,7 @@ export interface WebData {
 export function copyRun(from: string, out: string, runId: string, createdAt: string, factor: number): string {
   const dir = join(out, runId);
   cpSync(from, dir, { recursive: true });
-  const manifestPath = join(dir, 'manifest.json');
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
-  manifest.runId = runId;
-  manifest.createdAt = createdAt;
-  writeFileSync(manifestPath, JSON.stringify(manifest));
+  renameRun(dir, runId, { createdAt });
   for (const point of readdirSync(join(dir, 'points'))) {
     const attempts = join(dir, 'points', point);
     for (const a of readdirSync(attempts).filter((n) => n.startsWith('attempt-'))) {

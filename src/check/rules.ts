@@ -65,6 +65,35 @@ export const RULES: readonly RuleInfo[] = [
   },
   { id: 'catalog.unknown-precision', severity: 'error', about: 'the precision is not bf16, fp8 or fp4' },
   {
+    id: 'topology.tp-heads',
+    severity: 'error',
+    about:
+      'tp does not divide the model’s attention heads (without dp-attn, where every rank runs whole heads)',
+  },
+  {
+    id: 'topology.exceeds-node',
+    severity: 'error',
+    about:
+      'a single-node point needs more GPUs (tp × pp × pcp) than a node of its runner has (runners.yaml gpus-per-node, else 8, or 4 on NVL72-class systems)',
+  },
+  {
+    id: 'topology.ep-exceeds-gpus',
+    severity: 'error',
+    about:
+      'ep is wider than the GPUs (tp × pp × pcp) of the point or worker; multi-node dp-attn (DEP) workers are exempt, their DP ranks are not in the counts',
+  },
+  {
+    id: 'context.max-model-len',
+    severity: 'error',
+    about: 'max-model-len (isl + osl + 256) is beyond the model’s context (catalog maxContext)',
+  },
+  {
+    id: 'framework.no-recipe',
+    severity: 'error',
+    about:
+      'no engine recipe launches the framework: none built in (src/engines/frameworks.ts) and no recipes/<framework>.sh (INFX_RECIPES_DIR)',
+  },
+  {
     id: 'matrix.expand',
     severity: 'error',
     about:

@@ -1,10 +1,12 @@
 import { accelerator, CatalogError, model } from '../catalog/index.ts';
 import { defaultCacheDir, openParseCache } from '../config/cache.ts';
+import { ConfigError } from '../config/diagnostics.ts';
 import type { ConfigEntry, MasterConfigs } from '../config/load.ts';
 import { loadInputs } from '../matrix/build.ts';
 import { MatrixError } from '../matrix/errors.ts';
 import { testConfig } from '../matrix/generate.ts';
 import { expandConfigKeys } from '../matrix/keys.ts';
+import { MAX_MATRIX_ROWS, TooManyRowsError } from '../matrix/limits.ts';
 import { type AcceleratorSpec, type ModelSpec, PRECISIONS, type Precision } from '../schema/catalog.ts';
 import type { CheckFinding, CheckReport } from '../schema/check-finding.ts';
 import type { MatrixRow } from '../schema/matrix-row.ts';
@@ -20,6 +22,7 @@ import {
 } from './memory.ts';
 import { type CheckPoint, type Pool, rowPoints } from './points.ts';
 import { AGENTIC_FANOUT, DEFAULT_GPU_MEMORY_UTILIZATION } from './rules.ts';
+import { recipeFinding, topologyFindings } from './topology.ts';
 
 /** `infx check`: configs → points → findings, as one report. */
 
@@ -184,6 +187,8 @@ function maxNumSeqsFindings(point: CheckPoint, pool: Pool): KeylessFinding[] {
   ];
 }
 
+const tooManyPoints = (ce: ConfigEntry) => new TooManyRowsError(ce.key, ce.file, 'points');
+
 function checkEntry(
   ce: ConfigEntry,
   runners: RunnerConfig,
@@ -195,12 +200,21 @@ function checkEntry(
     const configs: MasterConfigs = { entries: [ce], byKey: new Map([[ce.key, ce]]) };
     rows = testConfig(configs, runners, { configKeys: [ce.key] });
   } catch (err) {
+    if (err instanceof TooManyRowsError) throw tooManyPoints(ce);
     if (!(err instanceof MatrixError)) throw err;
     return { findings: [configFinding('error', 'matrix.expand', err.message, null)], points: 0 };
   }
   const findings = imageFindings(imagesOf(rows, ce.entry.image));
-  const points = rows.flatMap((r) => rowPoints(r, AGENTIC_FANOUT));
+  const points: CheckPoint[] = [];
+  for (const r of rows) {
+    for (const p of rowPoints(r, AGENTIC_FANOUT)) {
+      if (points.length >= MAX_MATRIX_ROWS) throw tooManyPoints(ce);
+      points.push(p);
+    }
+  }
   const c = ce.entry;
+  const recipe = recipeFinding(c.framework);
+  if (recipe) findings.push(recipe);
   const m = catalog.model(c.model, c['model-prefix']);
   if (m instanceof CatalogError)
     findings.push(configFinding('error', 'catalog.unknown-model', m.message, null));
@@ -233,7 +247,18 @@ function checkEntry(
         }
         continue;
       }
-      if (m instanceof CatalogError || !isPrecision(c.precision)) continue;
+      if (m instanceof CatalogError) continue;
+      for (const f of topologyFindings(point, pool, m, acc, runners)) {
+        findings.push({
+          ...f,
+          point: point.label,
+          topology: point.topology,
+          conc: point.conc,
+          worker: pool.role,
+          hardware: acc.id,
+        });
+      }
+      if (!isPrecision(c.precision)) continue;
       const precision = c.precision;
       const plan = (p: Pool) => planPool(point, p, m, acc, precision, settings);
       const p = plan(pool);
@@ -271,6 +296,23 @@ export async function checkConfigs(req: CheckRequest): Promise<CheckReport> {
   };
   const cache = req.cache === false ? undefined : openParseCache(defaultCacheDir());
   const { configs, runners } = await loadInputs(req.configFiles, req.runnerConfig, { cache });
+  try {
+    return checkLoaded(req, configs, runners, settings, util);
+  } catch (err) {
+    if (!(err instanceof TooManyRowsError)) throw err;
+    throw new ConfigError(`config '${err.key}' in ${err.file}: too many points to check`, [
+      await err.diagnostic(),
+    ]);
+  }
+}
+
+function checkLoaded(
+  req: CheckRequest,
+  configs: MasterConfigs,
+  runners: RunnerConfig,
+  settings: EngineSettings,
+  util: number,
+): CheckReport {
   const keys = req.configKeys
     ? expandConfigKeys(
         req.configKeys,
@@ -280,9 +322,13 @@ export async function checkConfigs(req: CheckRequest): Promise<CheckReport> {
   const catalog = new Catalog();
   const findings: CheckFinding[] = [];
   const checked: CheckReport['configs'] = [];
+  let points = 0;
   for (const key of keys) {
     const ce = configs.byKey.get(key)!;
     const r = checkEntry(ce, runners, settings, catalog);
+    points += r.points;
+    // Each key is bounded by the matrix row limit; all of them together are too.
+    if (points > MAX_MATRIX_ROWS) throw tooManyPoints(ce);
     checked.push({ configKey: key, file: ce.file, points: r.points });
     for (const { severity, rule, ...rest } of r.findings) {
       findings.push({ severity, rule, configKey: key, file: ce.file, ...rest });

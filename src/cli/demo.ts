@@ -121,7 +121,11 @@ export function registerDemo(
       try {
         setExit(await demo(flags, io, version));
       } catch (err) {
-        setExit(await storeErrorCode(err, io));
+        const { RunLockError } = await import('../sweep/lock.ts');
+        if (err instanceof RunLockError) {
+          io.stderr(`error: ${err.message}\n`);
+          setExit(1);
+        } else setExit(await storeErrorCode(err, io));
       }
     });
 }

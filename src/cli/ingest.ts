@@ -13,14 +13,23 @@ interface IngestFlags {
 export const DB_FLAG_HELP =
   'results database: a SQLite file path or sqlite:PATH, or postgres://USER:PASSWORD@HOST:PORT/DB (default: $INFX_DB, else .infx/infx.db)';
 
-/** Store errors a user can act on: exit 2 for a bad --db, 1 for an unreachable database or bad input. */
+/**
+ * Store errors a user can act on: exit 2 for a bad --db, 1 for an unreachable database, bad input or a run
+ * directory that is not one run (RunIdentityError, a RunDirReadError).
+ */
 export async function storeErrorCode(err: unknown, io: CliIO): Promise<number> {
-  const [{ StoreError }, { RunDirReadError }, { VerifyError }] = await Promise.all([
+  const [{ StoreError }, { RunDirReadError }, { VerifyError }, { PathEscapeError }] = await Promise.all([
     import('../store/db.ts'),
     import('../store/run-dir-reader.ts'),
     import('../store/verify.ts'),
+    import('../schema/safe-path.ts'),
   ]);
-  if (err instanceof StoreError || err instanceof RunDirReadError || err instanceof VerifyError) {
+  if (
+    err instanceof StoreError ||
+    err instanceof RunDirReadError ||
+    err instanceof VerifyError ||
+    err instanceof PathEscapeError
+  ) {
     io.stderr(`error: ${err.message}\n`);
     return err instanceof StoreError && err.usage ? 2 : 1;
   }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readInputText } from '../config/read.ts';
 import { MatrixError } from '../matrix/errors.ts';
 import type { CliIO } from './io.ts';
 
@@ -13,8 +13,17 @@ export async function readJsonInput(path: string | undefined, io: CliIO, what: s
         { usage: true },
       );
   } else {
-    if (!existsSync(path)) throw new MatrixError(`${what} file '${path}' does not exist`);
-    text = readFileSync(path, 'utf8');
+    // A regular file (or a FIFO) of bounded size, in UTF-8; a directory or a device is refused.
+    const read = readInputText(path, {
+      what: `${what} file`,
+      missingMessage: `${what} file '${path}' does not exist`,
+      allowFifo: true,
+    });
+    if ('diagnostic' in read) {
+      const d = read.diagnostic;
+      throw new MatrixError(d.line !== null ? `${path}:${d.line}:${d.column}: ${d.message}` : d.message);
+    }
+    text = read.text;
   }
   try {
     return JSON.parse(text);

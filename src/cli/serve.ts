@@ -12,6 +12,7 @@ interface ServeFlags {
   port: number;
   host: string;
   runs?: string[];
+  allowedHost?: string[];
 }
 
 function port(value: string): number {
@@ -34,6 +35,11 @@ export function registerServe(program: Command, io: CliIO, setExit: (code: numbe
     .option(
       '--runs <dir>',
       'folder holding run directories (<dir>/<run-id>), for engine commands, records and server logs; repeatable (default: ./runs when it exists)',
+      collect,
+    )
+    .option(
+      '--allowed-host <name>',
+      'also answer requests whose Host is this name (e.g. the machine name clients use with --host 0.0.0.0); repeatable. Without it only 127.0.0.1, localhost and [::1] are answered (DNS rebinding)',
       collect,
     )
     .action(async (flags: ServeFlags) => {
@@ -61,6 +67,7 @@ export function registerServe(program: Command, io: CliIO, setExit: (code: numbe
           port: flags.port,
           host: flags.host,
           ...(flags.runs ? { runsDirs: flags.runs } : {}),
+          allowedHosts: flags.allowedHost ?? [],
           log: (line) => io.stderr(`${line}\n`),
         });
       } catch (err) {
@@ -74,6 +81,11 @@ export function registerServe(program: Command, io: CliIO, setExit: (code: numbe
         return;
       }
       io.stdout(`dashboard at ${server.url}\n`);
+      if (!['127.0.0.1', 'localhost', '::1'].includes(flags.host) && !flags.allowedHost?.length)
+        io.stderr(
+          `note: listening on ${flags.host}, but only requests for 127.0.0.1, localhost and [::1] are answered; ` +
+            'add --allowed-host NAME for each name clients use to reach this machine\n',
+        );
       await new Promise<void>((done) => {
         const stop = () => {
           process.off('SIGINT', stop);

@@ -1,16 +1,34 @@
 import { executeRun } from '../sweep/execute.ts';
 import { formatOutcome } from '../sweep/format.ts';
+import { acquireRunLock, describeHolder, type RunLock } from '../sweep/lock.ts';
 import { sweepReporter } from '../sweep/progress.ts';
+import { readManifest } from '../sweep/run-dir.ts';
 import type { Selection } from '../sweep/sweep.ts';
 import type { CliIO } from './io.ts';
 
-/** Runs the selected points of a run directory with progress, Ctrl-C handling and a summary. */
+/** Takes the run directory's lock (src/sweep/lock.ts), saying so when it takes over a stale one. */
+export function lockRun(runDir: string, command: string, io: CliIO, create = false): RunLock {
+  const lock = acquireRunLock(runDir, { command, create });
+  if (lock.tookOver)
+    io.stderr(
+      `note: took over the lock ${lock.path} left by ${describeHolder(lock.tookOver)}, which is no longer running\n`,
+    );
+  return lock;
+}
+
+/**
+ * Runs the selected points of a run directory with progress, Ctrl-C handling and a summary, under the run's
+ * lock (`lock`, taken here when not given; released at the end either way).
+ */
 export async function runAndReport(
   runDir: string,
   select: Selection,
   io: CliIO,
   overrides: { retries?: number | undefined } = {},
+  held?: RunLock,
 ): Promise<number> {
+  if (!held) await readManifest(runDir); // a folder that is not a run directory is an error, not locked
+  const lock = held ?? lockRun(runDir, `infx sweep retry ${runDir}`, io);
   const reporter = sweepReporter({ write: io.stderr, isTTY: io.stderrIsTTY ?? io.isTTY });
   const controller = new AbortController();
   const onSignal = () => {
@@ -18,8 +36,10 @@ export async function runAndReport(
     reporter.log('interrupted: stopping the running points and their engines (Ctrl-C again to quit now)');
     controller.abort();
   };
+  // SIGHUP too (the terminal went away): the points stop, and the lock is given back on the way out.
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
   try {
     const { manifest, outcome } = await executeRun(
       runDir,
@@ -38,5 +58,7 @@ export async function runAndReport(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
+    lock.release();
   }
 }

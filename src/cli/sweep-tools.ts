@@ -34,10 +34,14 @@ async function point(f: PointCmdFlags, io: CliIO, version: string): Promise<numb
     io.stderr(`${why}: stopping the point and its engine\n`);
     controller.abort();
   };
+  // Every way a job is told to stop (Ctrl-C, scancel's and the local executor's SIGTERM, a closed terminal)
+  // stops the engine first; SIGKILL cannot be caught, so the executor ends the recorded engine groups then.
   const onSigint = () => stop('interrupted');
   const onSigterm = () => stop('terminated');
+  const onSighup = () => stop('hung up');
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
+  process.on('SIGHUP', onSighup);
   // The sweep that started this process holds stdin open: its end means the sweep is gone.
   const onEnd = () => stop('the sweep that started this point has gone');
   if (f.watchStdin) {
@@ -63,6 +67,7 @@ async function point(f: PointCmdFlags, io: CliIO, version: string): Promise<numb
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
+    process.off('SIGHUP', onSighup);
     if (f.watchStdin) {
       process.stdin.off('end', onEnd);
       process.stdin.off('error', onEnd);

@@ -1,9 +1,15 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { DEFAULT_RUNNER_CONFIG, type GeneratorRequest } from '../matrix/build.ts';
 import type { RunOptions } from '../schema/run-dir.ts';
-import { checkRunId, createRun, type NewRunRequest, planRun, type SweepSource } from '../sweep/create-run.ts';
+import { safeJoin } from '../schema/safe-path.ts';
+import {
+  checkRunId,
+  type NewRunRequest,
+  planRun,
+  type SweepSource,
+  writeNewRun,
+} from '../sweep/create-run.ts';
 import { plannedLaunches } from '../sweep/execute.ts';
 import { formatPlan } from '../sweep/format.ts';
 import { manifestPath } from '../sweep/run-dir.ts';
@@ -18,7 +24,7 @@ import {
 } from './matrix-flags.ts';
 import { sweepErrorCode, UsageError } from './sweep-errors.ts';
 import { benchDefaults, engineDefaults, faultRules, type PointFlags, pointFlags } from './sweep-flags.ts';
-import { runAndReport } from './sweep-run.ts';
+import { lockRun, runAndReport } from './sweep-run.ts';
 import { registerSweepTools } from './sweep-tools.ts';
 
 /** `infx sweep`: run a matrix, one fresh engine per point, into a run directory. */
@@ -90,38 +96,44 @@ function runOptions(f: SweepFlags): RunOptions {
 }
 
 async function sweep(f: SweepFlags, io: CliIO, version: string): Promise<number> {
-  let runDir: string;
   if (f.resume) {
-    runDir = join(f.out, checkRunId(f.resume));
+    const runDir = safeJoin(f.out, checkRunId(f.resume));
     if (!existsSync(manifestPath(runDir)))
       throw new UsageError(
         `--resume ${f.resume}: no run ${f.resume} in ${f.out} (no ${manifestPath(runDir)})`,
       );
-  } else {
-    const req: NewRunRequest = {
-      source: source(f),
-      outDir: f.out,
-      runId: f.runId,
-      seed: f.seed,
-      options: runOptions(f),
-      bench: benchDefaults(f),
-      engine: engineDefaults(f),
-      faults: faultRules(f),
-      version,
-    };
-    if (f.dryRun) {
-      const { runDir: dir, manifest } = await planRun(req);
-      io.stdout(formatPlan(manifest, await plannedLaunches(manifest, dir)));
-      return 0;
-    }
-    const created = await createRun(req);
-    runDir = created.runDir;
-    io.stderr(
-      `run ${created.manifest.runId}: ${created.manifest.points.length} points in ${runDir}` +
-        `${created.manifest.skipped.length ? ` (${created.manifest.skipped.length} rows skipped: see manifest.json)` : ''}\n`,
-    );
+    return runAndReport(runDir, 'missing', io, {}, lockRun(runDir, `infx sweep --resume ${f.resume}`, io));
   }
-  return runAndReport(runDir, 'missing', io);
+  const req: NewRunRequest = {
+    source: source(f),
+    outDir: f.out,
+    runId: f.runId,
+    seed: f.seed,
+    options: runOptions(f),
+    bench: benchDefaults(f),
+    engine: engineDefaults(f),
+    faults: faultRules(f),
+    version,
+  };
+  const planned = await planRun(req);
+  if (f.dryRun) {
+    io.stdout(formatPlan(planned.manifest, await plannedLaunches(planned.manifest, planned.runDir)));
+    return 0;
+  }
+  // The run's lock first: of two sweeps started at once with one --run-id, exactly one writes the run.
+  const lock = lockRun(planned.runDir, `infx sweep --run-id ${planned.manifest.runId}`, io, true);
+  try {
+    await writeNewRun(planned, f.out);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  const { manifest, runDir } = planned;
+  io.stderr(
+    `run ${manifest.runId}: ${manifest.points.length} points in ${runDir}` +
+      `${manifest.skipped.length ? ` (${manifest.skipped.length} rows skipped: see manifest.json)` : ''}\n`,
+  );
+  return runAndReport(runDir, 'missing', io, {}, lock);
 }
 
 /** Where the points come from: the matrix generator's flags, or a matrix file. */

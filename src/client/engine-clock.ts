@@ -25,8 +25,8 @@ export async function readEngineClock(baseUrl: URL, timeoutMs = 2000): Promise<C
       await res.body?.cancel();
       return null;
     }
-    const text = await res.text();
-    if (text.length > MAX_BYTES) return null;
+    const text = await boundedText(res, MAX_BYTES);
+    if (text === null) return null;
     const j = JSON.parse(text) as Record<string, unknown>;
     const n = (k: string) => {
       const v = j[k];
@@ -46,6 +46,20 @@ export async function readEngineClock(baseUrl: URL, timeoutMs = 2000): Promise<C
   } catch {
     return null;
   }
+}
+
+/** The body as text, or null (and the body cancelled) once it passes `max` bytes. */
+async function boundedText(res: Response, max: number): Promise<string | null> {
+  if (res.body === null) return '';
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const part of res.body) {
+    size += part.length;
+    // Leaving the loop cancels the body.
+    if (size > max) return null;
+    parts.push(part);
+  }
+  return Buffer.concat(parts).toString('utf8');
 }
 
 /** What happened between two readings. */

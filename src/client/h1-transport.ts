@@ -36,7 +36,8 @@ export function createH1Transport(config: TransportConfig): Transport {
     if (extra) for (const [k, v] of Object.entries(extra)) lines += `${k}: ${v.replace(/[\r\n]/g, ' ')}\r\n`;
     return Buffer.from(
       `POST ${config.path} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
-        `Accept: text/event-stream\r\nConnection: keep-alive\r\nContent-Length: ${length}\r\n` +
+        `Accept: text/event-stream\r\nAccept-Encoding: identity\r\nConnection: keep-alive\r\n` +
+        `Content-Length: ${length}\r\n` +
         `${config.apiKey ? `Authorization: Bearer ${config.apiKey}\r\n` : ''}${lines}\r\n`,
       'latin1',
     );
@@ -54,16 +55,19 @@ export function createH1Transport(config: TransportConfig): Transport {
         buffer: READ_BUFFER,
         callback: (n: number, buf: Uint8Array) => {
           const t = monotonicMs();
-          conn.onData?.(Buffer.from(buf.buffer, buf.byteOffset, n), t);
+          if (conn.onData !== null) conn.onData(Buffer.from(buf.buffer, buf.byteOffset, n), t);
+          // Bytes while no request owns the connection: it can no longer be trusted to frame the next one.
+          else if (n > 0) gone(null, true);
           return true;
         },
       },
     });
     conn.socket = socket;
     all.add(conn);
-    const gone = (err: NodeJS.ErrnoException | null) => {
+    const gone = (err: NodeJS.ErrnoException | null, destroy = false) => {
       if (conn.dead) return;
       conn.dead = true;
+      if (destroy) socket.destroy();
       all.delete(conn);
       const i = idle.indexOf(conn);
       if (i >= 0) idle.splice(i, 1);
@@ -79,9 +83,10 @@ export function createH1Transport(config: TransportConfig): Transport {
     body: Buffer,
     signal: AbortSignal,
     headers?: Readonly<Record<string, string>> | null,
+    maxTokens: number | null = null,
   ): Promise<Outcome> {
     return new Promise((resolve) => {
-      const consumer = new ResponseConsumer(config.endpoint);
+      const consumer = new ResponseConsumer(config.endpoint, maxTokens);
       let firstByteMs: number | null = null;
       let writing = true;
       let settled = false;
@@ -92,7 +97,16 @@ export function createH1Transport(config: TransportConfig): Transport {
       const parser = new ResponseParser({
         onHead: (head) => {
           closeAfter = head.close;
-          consumer.head(head.status, head.reason);
+          const h = head.headers;
+          if (
+            !consumer.head(
+              head.status,
+              head.reason,
+              h.get('content-encoding') ?? null,
+              h.get('content-type') ?? null,
+            )
+          )
+            finish(consumer.outcome(true), false, true);
         },
         onBody: (bytes) => {
           if (!consumer.body(bytes, lastRead)) finish(consumer.outcome(true), false, true);
@@ -107,7 +121,7 @@ export function createH1Transport(config: TransportConfig): Transport {
         signal.removeEventListener('abort', onAbort);
         conn.onData = null;
         conn.onEnd = null;
-        if (drop || closeAfter || !parser.complete || conn.dead) {
+        if (drop || closeAfter || !parser.complete || parser.extra || conn.dead) {
           conn.dead = true;
           conn.socket.destroy();
         } else idle.push(conn);
@@ -120,15 +134,24 @@ export function createH1Transport(config: TransportConfig): Transport {
           parser.push(chunk);
         } catch (err) {
           if (!(err instanceof HttpParseError)) throw err;
-          finish(requestError('invalid_stream', `bad HTTP response: ${err.message}`), false, true);
+          finish(requestError('invalid_stream', err.message), false, true);
         }
       };
       conn.onEnd = (err) => {
         if (settled) return;
         parser.closed();
         if (parser.complete) return; // onComplete settled it
-        if (err) finish(socketError(err, writing, firstByteMs !== null), false, true);
-        else if (firstByteMs !== null) finish(consumer.outcome(false), false, true);
+        if (err) finish(socketError(err, writing, parser.headParsed), false, true);
+        else if (parser.headParsed) finish(consumer.outcome(false), false, true);
+        else if (firstByteMs !== null)
+          finish(
+            requestError(
+              'connection_reset',
+              'the server closed the connection in the middle of the response headers',
+            ),
+            false,
+            true,
+          );
         else
           finish(
             requestError(

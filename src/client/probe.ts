@@ -15,11 +15,16 @@ export interface ServerProbe {
   simulator: string | null;
   /** It stamps chunks with its own clock and keeps lockstep (schema/sim-protocol.ts). */
   engineClock: boolean;
+  /** GPUs the simulated engine says it simulates (`infx.gpus` in /v1/models); null for other servers. */
+  gpus: number | null;
 }
 
 export class ProbeError extends Error {}
 
-/** A /v1/models answer larger than this is not read further (its model list is all we need). */
+/**
+ * A /v1/models answer larger than this is not read further (its model list is all we need); the probe
+ * goes on without a model list.
+ */
 const MAX_BODY_BYTES = 1024 * 1024;
 
 export function probeServer(
@@ -30,7 +35,8 @@ export function probeServer(
   const url = new URL('/v1/models', baseUrl);
   const mod = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+    const headers: Record<string, string> = { 'accept-encoding': 'identity' };
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
     let settled = false;
     const done = (f: () => void) => {
       if (settled) return;
@@ -56,6 +62,7 @@ export function probeServer(
             timeScale,
             simulator: typeof header === 'string' && header !== '' ? header : (info.sim?.simulator ?? null),
             engineClock: info.sim?.clock === ENGINE_CLOCK_PROTOCOL,
+            gpus: info.sim?.gpus ?? null,
           });
         });
       res.on('data', (c: Buffer) => {
@@ -69,11 +76,13 @@ export function probeServer(
       res.on('end', finish);
       res.on('error', (err) => done(() => reject(new ProbeError(`reading ${url.href}: ${err.message}`))));
     });
-    // The socket timeout is per read; this bounds the whole exchange (a server can trickle bytes).
-    const deadline = setTimeout(
-      () => req.destroy(new ProbeError(`no answer from ${url.href} within ${timeoutMs / 1000} s`)),
-      timeoutMs,
-    );
+    // The socket timeout is per read; this bounds the whole exchange (a server can trickle bytes, in
+    // the headers or the body), whatever state the request is in.
+    const deadline = setTimeout(() => {
+      const err = new ProbeError(`no complete answer from ${url.href} within ${timeoutMs / 1000} s`);
+      done(() => reject(err));
+      req.destroy(err);
+    }, timeoutMs);
     req.on('timeout', () =>
       req.destroy(new ProbeError(`no answer from ${url.href} within ${timeoutMs / 1000} s`)),
     );
@@ -94,6 +103,7 @@ export function probeServer(
 interface SimInfo {
   simulator: string | null;
   clock: unknown;
+  gpus: number | null;
 }
 
 function describe(body: string): { models: string[]; sim: SimInfo | null } {
@@ -104,7 +114,11 @@ function describe(body: string): { models: string[]; sim: SimInfo | null } {
     return {
       models: data.map((m) => m?.id).filter((id): id is string => typeof id === 'string'),
       sim: infx
-        ? { simulator: typeof infx.simulator === 'string' ? infx.simulator : null, clock: infx.clock }
+        ? {
+            simulator: typeof infx.simulator === 'string' ? infx.simulator : null,
+            clock: infx.clock,
+            gpus: Number.isSafeInteger(infx.gpus) && (infx.gpus as number) > 0 ? (infx.gpus as number) : null,
+          }
         : null,
     };
   } catch {

@@ -2,6 +2,7 @@ import type { RequestRecord } from '../schema/request-record.ts';
 import { formatLockstep, LOCKSTEP_HEADER } from '../schema/sim-protocol.ts';
 import { monotonicMs } from './clock.ts';
 import type { Outcome, Transport } from './transport.ts';
+import { checkUsage } from './usage-check.ts';
 
 /**
  * The load loop of one client thread: `slots` lanes, each claiming the next request of the phase,
@@ -76,7 +77,7 @@ async function lane(run: PhaseRun, transport: Transport): Promise<void> {
           }),
         }
       : null;
-    const outcome = await transport.send(run.body(index), run.signal, headers);
+    const outcome = await transport.send(run.body(index), run.signal, headers, run.maxTokens(index));
     const record = toRecord(run, index, scheduled, outcome);
     run.onRecord(record, outcome.stream.text.join(''), outcome.sentMs - due);
   }
@@ -102,6 +103,12 @@ function toRecord(run: PhaseRun, index: number, scheduled: number, o: Outcome): 
   const rel = (t: number | null) => (t === null ? null : us(t - origin));
   const s = o.stream;
   const tokens = run.inputTokens(index);
+  const requested = run.maxTokens(index);
+  const usage = checkUsage(s.usage, {
+    maxTokens: requested,
+    clientPromptTokens: tokens.client,
+    tokenChunks: s.contentChunks + s.reasoningChunks,
+  });
   return {
     index,
     phase: run.phase,
@@ -116,8 +123,9 @@ function toRecord(run: PhaseRun, index: number, scheduled: number, o: Outcome): 
     chunkGapsMs: s.chunkGapsMs.map(us),
     contentChunks: s.contentChunks,
     reasoningChunks: s.reasoningChunks,
-    inputTokens: { target: tokens.target, client: tokens.client, server: s.promptTokens },
-    outputTokens: { requested: run.maxTokens(index), client: null, server: s.completionTokens },
+    inputTokens: { target: tokens.target, client: tokens.client, server: usage.promptTokens },
+    outputTokens: { requested, client: null, server: usage.completionTokens },
+    usageFlag: usage.flag,
     ok: o.error === null,
     error: o.error,
     cancelled: o.cancelled,

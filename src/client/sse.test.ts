@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SseSplitter } from './sse.ts';
+import { MAX_SSE_LINE_BYTES, SseSplitter } from './sse.ts';
 import { applyEvent, newStreamState } from './stream-reader.ts';
 
 const b = (s: string) => Buffer.from(s, 'utf8');
@@ -31,6 +31,35 @@ describe('SseSplitter', () => {
     expect(JSON.parse(out[0]!).t).toBe('héllo ✓');
   });
 
+  it('does linear work on a long line that arrives in many small reads', () => {
+    // 4 MB without a newline in 1 KB reads: joining the pending bytes on every read (as it once did)
+    // would copy ~8 GB; each byte is scanned once and copied at most twice (kept, then joined).
+    const line = b(`data: ${'x'.repeat(4 << 20)}\n`);
+    const s = new SseSplitter();
+    const out: string[] = [];
+    for (let i = 0; i < line.length; i += 1024) out.push(...s.push(line.subarray(i, i + 1024)));
+    expect(out).toHaveLength(1);
+    expect(out[0]).toHaveLength(4 << 20);
+    expect(s.scannedBytes).toBe(line.length);
+    expect(s.copiedBytes).toBeLessThanOrEqual(2 * line.length);
+    expect(s.leftover).toBe(0);
+  });
+
+  it('stops at a line longer than its limit instead of holding it', () => {
+    expect(MAX_SSE_LINE_BYTES).toBe(16 * 1024 * 1024);
+    const s = new SseSplitter(1000);
+    expect(s.push(b('data: {"a":1}\n'))).toEqual(['{"a":1}']);
+    for (let i = 0; i < 5; i++) s.push(b('y'.repeat(300)));
+    expect(s.overflow).toBe(true);
+    expect(s.leftover).toBe(0);
+    expect(s.push(b('\ndata: {"b":2}\n'))).toEqual([]);
+    // A line that ends in the read that takes it past the limit overflows too.
+    const t = new SseSplitter(1000);
+    t.push(b('z'.repeat(900)));
+    expect(t.push(b(`${'z'.repeat(200)}\n`))).toEqual([]);
+    expect(t.overflow).toBe(true);
+  });
+
   it('reports the bytes of an unterminated last line', () => {
     const s = new SseSplitter();
     s.push(b('data: {"a":1}\ndata: {"tr'));
@@ -47,7 +76,8 @@ describe('applyEvent', () => {
     applyEvent(s, 'completions', '{"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":3}}', 30);
     expect(applyEvent(s, 'completions', '[DONE]', 31)).toBe(false);
     expect(s).toMatchObject({ firstTokenMs: 10, lastTokenMs: 22, chunkGapsMs: [5, 7], contentChunks: 3 });
-    expect(s).toMatchObject({ promptTokens: 7, completionTokens: 3, finished: true, done: true });
+    expect(s).toMatchObject({ finished: true, done: true });
+    expect(s.usage).toMatchObject({ chunks: 1, prompt: 7, completion: 3, completionConflict: null });
     expect(s.text.join('')).toBe('ac');
   });
 

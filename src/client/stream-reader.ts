@@ -17,16 +17,30 @@ export interface StreamState {
   chunkGapsMs: number[];
   contentChunks: number;
   reasoningChunks: number;
-  promptTokens: number | null;
-  completionTokens: number | null;
+  /** What the usage chunks said, unchecked (usage-check.ts judges it); null when none came. */
+  usage: UsageSeen | null;
   finished: boolean;
   done: boolean;
   /** Generated text (all channels), for the client-side token count. */
   text: string[];
+  /** Characters in `text`. */
+  textChars: number;
   /** An error object sent inside the stream, or a payload that was not JSON. */
   streamError: { kind: 'server' | 'malformed'; message: string } | null;
   /** The simulated engine's own stamps (schema/sim-protocol.ts), when it sends them. */
   engine: EngineClockState | null;
+}
+
+/**
+ * The usage objects of one stream: each field as the first chunk that carried it sent it (any JSON
+ * value: a lying server may send -100, 2.5 or "12"), and the first later value that differed from it.
+ */
+export interface UsageSeen {
+  chunks: number;
+  prompt: unknown;
+  completion: unknown;
+  promptConflict: { value: unknown } | null;
+  completionConflict: { value: unknown } | null;
 }
 
 export interface EngineClockState {
@@ -44,11 +58,11 @@ export function newStreamState(): StreamState {
     chunkGapsMs: [],
     contentChunks: 0,
     reasoningChunks: 0,
-    promptTokens: null,
-    completionTokens: null,
+    usage: null,
     finished: false,
     done: false,
     text: [],
+    textChars: 0,
     streamError: null,
     engine: null,
   };
@@ -97,10 +111,7 @@ export function applyEvent(state: StreamState, endpoint: Endpoint, payload: stri
   }
   const engineT = event.infx === undefined ? null : engineStamp(state, event.infx);
   const usage = event.usage as Json | null | undefined;
-  if (usage && typeof usage === 'object') {
-    if (typeof usage.prompt_tokens === 'number') state.promptTokens = usage.prompt_tokens;
-    if (typeof usage.completion_tokens === 'number') state.completionTokens = usage.completion_tokens;
-  }
+  if (usage && typeof usage === 'object') noteUsage(state, usage);
   const choices = event.choices;
   if (!Array.isArray(choices) || choices.length === 0) return true;
   const choice = choices[0] as Json;
@@ -121,10 +132,36 @@ export function applyEvent(state: StreamState, endpoint: Endpoint, payload: stri
   return true;
 }
 
+function noteUsage(state: StreamState, usage: Json): void {
+  state.usage ??= {
+    chunks: 0,
+    prompt: null,
+    completion: null,
+    promptConflict: null,
+    completionConflict: null,
+  };
+  const seen = state.usage;
+  seen.chunks++;
+  const prompt = usage.prompt_tokens ?? null;
+  if (prompt !== null) {
+    if (seen.prompt === null) seen.prompt = prompt;
+    else if (seen.promptConflict === null && !Object.is(seen.prompt, prompt))
+      seen.promptConflict = { value: prompt };
+  }
+  const completion = usage.completion_tokens ?? null;
+  if (completion !== null) {
+    if (seen.completion === null) seen.completion = completion;
+    else if (seen.completionConflict === null && !Object.is(seen.completion, completion))
+      seen.completionConflict = { value: completion };
+  }
+}
+
 // A completions chunk with a choice is one generated step even when its text is empty (a special token).
 function completionToken(choice: Json, state: StreamState): 'content' | null {
-  if (typeof choice.text === 'string' && choice.text.length > 0) state.text.push(choice.text);
-  else if (choice.finish_reason && choice.text === '') return null;
+  if (typeof choice.text === 'string' && choice.text.length > 0) {
+    state.text.push(choice.text);
+    state.textChars += choice.text.length;
+  } else if (choice.finish_reason && choice.text === '') return null;
   return 'content';
 }
 
@@ -134,10 +171,12 @@ function chatToken(choice: Json, state: StreamState): 'content' | 'reasoning' | 
   const reasoning = delta.reasoning_content ?? delta.reasoning;
   if (typeof reasoning === 'string' && reasoning.length > 0) {
     state.text.push(reasoning);
+    state.textChars += reasoning.length;
     return 'reasoning';
   }
   if (typeof delta.content === 'string' && delta.content.length > 0) {
     state.text.push(delta.content);
+    state.textChars += delta.content.length;
     return 'content';
   }
   if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) return 'content';

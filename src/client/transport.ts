@@ -30,11 +30,15 @@ export interface Outcome {
 }
 
 export interface Transport {
-  /** `headers`: extra request headers (names in lower case), e.g. the lockstep tag. */
+  /**
+   * `headers`: extra request headers (names in lower case), e.g. the lockstep tag. `maxTokens`: what the
+   * request asked for, which bounds how much of a stream the client keeps (response-consumer.ts).
+   */
   send(
     body: Buffer,
     signal: AbortSignal,
     headers?: Readonly<Record<string, string>> | null,
+    maxTokens?: number | null,
   ): Promise<Outcome>;
   close(): void;
 }
@@ -52,7 +56,11 @@ function createHttpsTransport(config: TransportConfig): Transport {
     maxSockets: Number.POSITIVE_INFINITY,
     scheduling: 'lifo',
   });
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'text/event-stream',
+    'accept-encoding': 'identity',
+  };
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
   const base = {
     hostname: config.baseUrl.hostname,
@@ -61,9 +69,14 @@ function createHttpsTransport(config: TransportConfig): Transport {
     method: 'POST',
     agent,
   };
-  const send = (body: Buffer, signal: AbortSignal, extra?: Readonly<Record<string, string>> | null) =>
+  const send = (
+    body: Buffer,
+    signal: AbortSignal,
+    extra?: Readonly<Record<string, string>> | null,
+    maxTokens: number | null = null,
+  ) =>
     new Promise<Outcome>((resolve) => {
-      const consumer = new ResponseConsumer(config.endpoint);
+      const consumer = new ResponseConsumer(config.endpoint, maxTokens);
       let firstByteMs: number | null = null;
       let settled = false;
       let writing = true;
@@ -96,7 +109,22 @@ function createHttpsTransport(config: TransportConfig): Transport {
       });
       req.on('response', (res) => {
         firstByteMs = monotonicMs();
-        consumer.head(res.statusCode ?? 0, res.statusMessage ?? '');
+        const header = (name: string) => {
+          const v = res.headers[name];
+          return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+        };
+        if (
+          !consumer.head(
+            res.statusCode ?? 0,
+            res.statusMessage ?? '',
+            header('content-encoding'),
+            header('content-type'),
+          )
+        ) {
+          finish(consumer.outcome(true));
+          req.destroy();
+          return;
+        }
         res.on('data', (chunk: Buffer) => {
           const t = monotonicMs();
           if (!consumer.body(chunk, t)) {

@@ -25,6 +25,7 @@ export const BUILD_ID: string | undefined =
   typeof __INFX_BUILD_ID__ === 'string' ? __INFX_BUILD_ID__ : undefined;
 
 const MAX_ENTRIES = 64;
+const HASH_SLICE = 1 << 20;
 
 export interface ParseCache {
   get(kind: string, text: string): unknown;
@@ -44,8 +45,19 @@ export function openParseCache(
 ): ParseCache | undefined {
   if (!dir || !buildId) return undefined;
   const root = join(dir, 'parsed');
-  const fileFor = (kind: string, text: string) =>
-    join(root, `${createHash('sha256').update(`${buildId}\0${kind}\0`).update(text).digest('hex')}.json`);
+  const fileFor = (kind: string, text: string) => {
+    const hash = createHash('sha256').update(`${buildId}\0${kind}\0`);
+    // In slices: hashing a 50 MB string at once first encodes all of it to UTF-8 in one more buffer.
+    // Slices never split a surrogate pair, so the bytes hashed are exactly the text's UTF-8.
+    for (let i = 0; i < text.length; ) {
+      let end = Math.min(i + HASH_SLICE, text.length);
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
+      hash.update(text.slice(i, end));
+      i = end;
+    }
+    return join(root, `${hash.digest('hex')}.json`);
+  };
   return {
     get(kind, text) {
       try {

@@ -23,7 +23,12 @@ function ruleOf(issue: z.core.$ZodIssue): string {
       // A literal (e.g. `multinode: false`) that is simply absent is a missing key, not a wrong value.
       return issue.input === undefined ? 'key.required' : 'value.enum';
     case 'too_small':
+      return 'value.range';
     case 'too_big':
+      // Strings and lists over their length bounds, and integers beyond the safe range (a 23-digit int).
+      if (issue.origin === 'string') return 'value.too-long';
+      if (issue.origin === 'array') return 'list.too-long';
+      if (issue.origin === 'int') return 'value.too-large';
       return 'value.range';
     case 'custom': {
       const rule = (issue.params as { rule?: unknown } | undefined)?.rule;
@@ -32,6 +37,16 @@ function ruleOf(issue: z.core.$ZodIssue): string {
     default:
       return `value.${issue.code}`;
   }
+}
+
+/** Python's names for YAML values, as the reference's messages use them (zod stays unloaded here). */
+function typeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'list';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
+  if (typeof v === 'string') return 'str';
+  if (typeof v === 'boolean') return 'bool';
+  return typeof v === 'object' ? 'mapping' : typeof v;
 }
 
 export interface IssueContext {
@@ -50,11 +65,33 @@ export function issueToDiagnostics(issue: z.core.$ZodIssue, ctx: IssueContext): 
   }
   const field = base[base.length - 1];
   let message = issue.message;
+  // zod's own words for a closed object given something else ("Invalid input: expected object, …").
+  if (issue.code === 'invalid_type' && issue.expected === 'object' && issue.input !== undefined)
+    message = `must be a mapping, got ${typeName(issue.input)}`;
   if (typeof field === 'string') {
     if (rule === 'key.required') message = `required key '${field}' is missing`;
-    else if (rule.startsWith('value.')) message = `'${field}' ${issue.message}`;
+    else if (rule.startsWith('value.') || rule.startsWith('list.')) message = `'${field}' ${message}`;
   }
-  return [at(ctx, base, {}, rule, message)];
+  return [at(ctx, base, {}, rule, clip(message))];
+}
+
+/** Messages quote values; a hostile value must not make a diagnostic megabytes long. */
+export const MAX_MESSAGE_CHARS = 1_000;
+
+export function clip(message: string): string {
+  if (message.length <= MAX_MESSAGE_CHARS) return message;
+  return `${message.slice(0, MAX_MESSAGE_CHARS)}… (${message.length - MAX_MESSAGE_CHARS} more characters)`;
+}
+
+/** Drops repeats: one bad value can fail two checks with the same message (e.g. the safe-integer range and a bound). */
+export function dedupe(ds: readonly Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return ds.filter((d) => {
+    const key = `${d.file}\u0000${d.line}\u0000${d.column}\u0000${d.rule}\u0000${d.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 export function at(

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { Diagnostic } from '../schema/diagnostic.ts';
 import type { RunnerConfig } from '../schema/runners.ts';
 import { at } from './diagnostics.ts';
 import type { MasterConfigs } from './load.ts';
+import { readInputText } from './read.ts';
 import { SourceMap } from './yaml-source.ts';
 
 /**
@@ -14,14 +14,27 @@ export function lintConfigs(configs: MasterConfigs, runners: RunnerConfig | unde
   const source = (file: string) => {
     let s = sources.get(file);
     if (!s) {
-      s = new SourceMap(readFileSync(file, 'utf8'));
+      // The text it was loaded from, else the file again (it validated a moment ago; should it have
+      // changed since, positions are just not found).
+      let text = configs.texts?.get(file);
+      if (text === undefined) {
+        const read = readInputText(file);
+        text = 'text' in read ? read.text : '';
+      }
+      s = new SourceMap(text);
       sources.set(file, s);
     }
     return s;
   };
   const out: Diagnostic[] = [];
   for (const { key, entry, file } of configs.entries) {
-    const ctx = { file, source: source(file) };
+    // Positions are only looked up (and the file only read again) when there is something to report.
+    const ctx = {
+      file,
+      get source() {
+        return source(file);
+      },
+    };
     if (runners && !(entry.runner in runners.labels)) {
       out.push(
         at(

@@ -1,5 +1,6 @@
 import yaml from 'js-yaml';
 import type { Diagnostic, DocPath } from '../schema/diagnostic.ts';
+import { REFERENCE_DEPTH, YAML_LIMITS } from './limits.ts';
 import { YAML11_SCHEMA } from './yaml11.ts';
 
 /**
@@ -50,6 +51,17 @@ function normalize(frame: Frame): Frame {
 
 const keyOf = (frame: Frame) => String(frame.result);
 
+/** The listener reports where the parser stood, which can be before separating blanks or comments. */
+function skipBlank(text: string, offset: number): number {
+  let i = offset;
+  for (;;) {
+    const c = text[i];
+    if (c === ' ' || c === '\t' || c === '\n' || c === '\r') i++;
+    else if (c === '#') while (i < text.length && text[i] !== '\n') i++;
+    else return i;
+  }
+}
+
 export class SourceMap {
   readonly #text: string;
   #root: Frame | undefined | null = null;
@@ -72,14 +84,7 @@ export class SourceMap {
 
   #position(offset: number): Position {
     const text = this.#text;
-    let i = offset;
-    // The listener reports where the parser stood, which can be before separating blanks or comments.
-    for (;;) {
-      const c = text[i];
-      if (c === ' ' || c === '\t' || c === '\n' || c === '\r') i++;
-      else if (c === '#') while (i < text.length && text[i] !== '\n') i++;
-      else break;
-    }
+    let i = skipBlank(text, offset);
     if (i >= text.length) i = offset;
     if (!this.#lineStarts) {
       this.#lineStarts = [0];
@@ -163,11 +168,137 @@ export interface ParsedYaml {
   diagnostics: Diagnostic[];
 }
 
+/** Where an offset of the text is, 1-based (for problems found while parsing, before any tree exists). */
+function positionOf(text: string, at: number): Position {
+  let offset = skipBlank(text, at);
+  if (offset >= text.length) offset = at;
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return { line, column: offset - start + 1 };
+}
+
+/** A limit of YAML_LIMITS was hit while parsing. */
+class YamlLimitError extends Error {
+  constructor(
+    readonly rule: string,
+    message: string,
+    readonly offset: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Loads YAML with bounded time and memory: nesting depth, nodes (aliases counted as the nodes they stand
+ * for), alias uses and scalar length are all capped (YAML_LIMITS), so a hostile file (20,000 nested '[', a
+ * billion laughs, a 50 MB scalar) is an error at a line instead of a stack overflow or gigabytes of memory.
+ */
+function loadBounded(text: string, json: boolean): unknown {
+  let nodes = 0;
+  let aliases = 0;
+  let lastAlias = -1;
+  // Where each open node starts: a problem found when a node closes is reported where the node began.
+  const starts: number[] = [];
+  const value = yaml.load(text, {
+    schema: YAML11_SCHEMA,
+    json,
+    listener(event, state) {
+      if (event === 'open') {
+        if (starts.length >= YAML_LIMITS.maxDepth)
+          throw new YamlLimitError(
+            'yaml.too-deep',
+            `nesting deeper than ${YAML_LIMITS.maxDepth} levels (the reference configs nest ${REFERENCE_DEPTH}): flatten the structure`,
+            state.position,
+          );
+        if (++nodes > YAML_LIMITS.maxNodes)
+          throw new YamlLimitError(
+            'yaml.too-large',
+            `more than ${YAML_LIMITS.maxNodes.toLocaleString('en-US')} YAML nodes in one file: split it into several files`,
+            state.position,
+          );
+        starts.push(state.position);
+        return;
+      }
+      const start = starts.pop() ?? state.position;
+      const result: unknown = state.result;
+      if (state.kind === null && result !== null && result !== undefined) {
+        // An alias (*name): the only node that closes with content but no kind. js-yaml wraps some nodes
+        // in a second one that closes where the first did: count the alias once.
+        if (state.position === lastAlias) return;
+        lastAlias = state.position;
+        if (++aliases > YAML_LIMITS.maxAliases)
+          throw new YamlLimitError(
+            'yaml.too-many-aliases',
+            `more than ${YAML_LIMITS.maxAliases.toLocaleString('en-US')} aliases (*name) in one file: write the values out or use fewer anchors`,
+            start,
+          );
+      } else if (typeof result === 'string' && result.length > YAML_LIMITS.maxScalarChars) {
+        throw new YamlLimitError(
+          'yaml.scalar-too-long',
+          `a scalar of ${result.length.toLocaleString('en-US')} characters, over the ${YAML_LIMITS.maxScalarChars.toLocaleString('en-US')} limit: no config value is that long`,
+          start,
+        );
+      }
+    },
+  });
+  // Aliases share one object: count what they expand to (memoized, so this is linear in the distinct nodes).
+  if (aliases > 0 && expandedNodes(value) > YAML_LIMITS.maxNodes)
+    throw new YamlLimitError(
+      'yaml.too-large',
+      `aliases expand this file to more than ${YAML_LIMITS.maxNodes.toLocaleString('en-US')} YAML nodes (an alias bomb?): write the values out or use fewer aliases`,
+      0,
+    );
+  return value;
+}
+
+/** Nodes of a loaded document as if every alias were written out; stops counting past the limit. */
+function expandedNodes(root: unknown): number {
+  const sizes = new Map<object, number>();
+  const cap = YAML_LIMITS.maxNodes + 1;
+  const size = (v: unknown, depth: number): number => {
+    if (v === null || typeof v !== 'object' || depth > YAML_LIMITS.maxDepth + 1) return 1;
+    const known = sizes.get(v);
+    if (known !== undefined) return known;
+    let n = 1;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      n += size(child, depth + 1);
+      if (n >= cap) break;
+    }
+    n = Math.min(n, cap);
+    sizes.set(v, n);
+    return n;
+  };
+  return size(root, 0);
+}
+
 export function parseYaml(file: string, text: string): ParsedYaml {
   const source = new SourceMap(text);
   try {
-    return { file, value: yaml.load(text, { schema: YAML11_SCHEMA }), source, diagnostics: [] };
+    return { file, value: loadBounded(text, false), source, diagnostics: [] };
   } catch (err) {
+    if (err instanceof YamlLimitError) {
+      const pos = err.offset > 0 ? positionOf(text, err.offset) : null;
+      return {
+        file,
+        value: undefined,
+        source,
+        diagnostics: [
+          {
+            severity: 'error',
+            rule: err.rule,
+            message: err.message,
+            file,
+            line: pos?.line ?? null,
+            column: pos?.column ?? null,
+            path: [],
+          },
+        ],
+      };
+    }
     if (!(err instanceof yaml.YAMLException)) throw err;
     if (!err.reason.startsWith('duplicated mapping key')) {
       const mark = err.mark as { line?: number; column?: number } | undefined;
@@ -190,7 +321,7 @@ export function parseYaml(file: string, text: string): ParsedYaml {
     }
   }
   // Duplicate keys: load again keeping the last value, and report every duplicate, not only the first.
-  const value = yaml.load(text, { schema: YAML11_SCHEMA, json: true });
+  const value = loadBounded(text, true);
   const diagnostics: Diagnostic[] = source.duplicateKeys().map((d) => ({
     severity: 'error',
     rule: 'yaml.duplicate-key',

@@ -6,6 +6,7 @@ import { openStore } from '../store/db.ts';
 import { ingestRunDir } from '../store/ingest.ts';
 import { createRun } from '../sweep/create-run.ts';
 import { executeRun } from '../sweep/execute.ts';
+import { acquireRunLock, describeHolder } from '../sweep/lock.ts';
 import { REFERENCE_BENCH } from '../sweep/points.ts';
 import { manifestPath } from '../sweep/run-dir.ts';
 import type { SweepHooks, SweepOutcome } from '../sweep/sweep.ts';
@@ -45,6 +46,25 @@ export async function demoSweep(
 ): Promise<{ runDir: string; outcome: SweepOutcome; resumed: boolean }> {
   const outDir = join(o.dir, 'runs');
   const runDir = join(outDir, DEMO_RUN_ID);
+  // One writer per run directory: a second demo at once is refused, naming the first.
+  const lock = acquireRunLock(runDir, { command: 'infx demo', create: true });
+  if (lock.tookOver)
+    hooks.log(
+      `took over the lock ${lock.path} left by ${describeHolder(lock.tookOver)}, which is no longer running`,
+    );
+  try {
+    return await sweepLocked(o, hooks, outDir, runDir);
+  } finally {
+    lock.release();
+  }
+}
+
+async function sweepLocked(
+  o: DemoOptions,
+  hooks: SweepHooks,
+  outDir: string,
+  runDir: string,
+): Promise<{ runDir: string; outcome: SweepOutcome; resumed: boolean }> {
   const resumed = existsSync(manifestPath(runDir));
   if (!resumed) {
     const examples = examplesDir();

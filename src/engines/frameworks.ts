@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { defaultRecipesDir, RECIPE_BY_FRAMEWORK } from '../schema/recipes.ts';
+
+export { defaultRecipesDir, RECIPE_BY_FRAMEWORK };
 
 /** Which recipe script renders a framework, and where the recipes live. */
 
@@ -9,34 +11,8 @@ export class RecipeError extends Error {
   override name = 'RecipeError';
 }
 
-/** Frameworks of the reference configs that one engine's recipe renders. */
-export const RECIPE_BY_FRAMEWORK: Readonly<Record<string, string>> = {
-  vllm: 'vllm',
-  'dynamo-vllm': 'vllm',
-  'llmd-vllm': 'vllm',
-  sglang: 'sglang',
-  'dynamo-sglang': 'sglang',
-  'sglang-disagg': 'sglang',
-  trt: 'trt',
-  'dynamo-trt': 'trt',
-};
-
 /** Dynamo's workers register with its frontend instead of serving HTTP themselves. */
 export const workersServeHttp = (framework: string) => !framework.startsWith('dynamo-');
-
-/**
- * The package's recipes/ folder: found by walking up from this module, which is src/engines/ under
- * vitest and dist/ (or dist/chunks/) in the bundle. INFX_RECIPES_DIR overrides it.
- */
-export function defaultRecipesDir(): string {
-  const override = process.env.INFX_RECIPES_DIR;
-  if (override) return resolve(override);
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++, dir = dirname(dir)) {
-    if (existsSync(join(dir, 'recipes', 'lib.sh'))) return join(dir, 'recipes');
-  }
-  return resolve('recipes');
-}
 
 export interface ResolvedRecipe {
   /** recipes/<name>.sh, as shown to users. */

@@ -4,6 +4,7 @@ import { mkdir, open, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { EngineLaunch, EngineProcess } from '../schema/engine-launch.ts';
+import { isInside } from '../schema/safe-path.ts';
 
 /**
  * Runs an engine's processes: each in its own process group (so stopping it takes every worker it forked),
@@ -58,7 +59,16 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 
 export async function startEngine(
   launch: EngineLaunch,
-  opts: { cwd: string; logPath: string; env?: NodeJS.ProcessEnv },
+  opts: {
+    cwd: string;
+    logPath: string;
+    env?: NodeJS.ProcessEnv;
+    /**
+     * Called synchronously right after each process is spawned with its pid (= its process group id), so
+     * the caller can record the group before anything else can happen (src/engines/groups.ts).
+     */
+    onSpawn?: (role: string, pgid: number) => void;
+  },
 ): Promise<RunningEngine> {
   await mkdir(dirname(opts.logPath), { recursive: true });
   const children: { child: ChildProcess; role: string; done: boolean }[] = [];
@@ -68,11 +78,26 @@ export async function startEngine(
     onExit = resolve;
   });
 
+  // A recipe writes its files into the work directory, never elsewhere (a name from a config cannot climb
+  // out): checked for every process before any is started.
+  for (const p of launch.processes)
+    for (const f of p.files)
+      if (!isInside(opts.cwd, isAbsolute(f.path) ? f.path : join(opts.cwd, f.path)))
+        throw new EngineStartError(
+          `the ${p.role} process's file ${JSON.stringify(f.path)} is outside its work directory ${opts.cwd}: refused`,
+          null,
+        );
   for (const p of launch.processes) {
-    for (const f of p.files) {
-      const path = isAbsolute(f.path) ? f.path : join(opts.cwd, f.path);
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, f.content);
+    try {
+      for (const f of p.files) {
+        const path = isAbsolute(f.path) ? f.path : join(opts.cwd, f.path);
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(path, f.content);
+      }
+    } catch (err) {
+      // The processes started so far must not outlive a launch that failed half way.
+      for (const c of children) killGroup(c.child, 'SIGKILL');
+      throw err;
     }
     writeHeader(opts.logPath, p);
     const fd = openSync(opts.logPath, 'a');
@@ -84,6 +109,7 @@ export async function startEngine(
       detached: true,
     });
     closeSync(fd);
+    if (child.pid !== undefined) opts.onSpawn?.(p.role, child.pid);
     const entry = { child, role: p.role, done: false };
     children.push(entry);
     const record = (code: number | null, signal: string | null) => {

@@ -13,6 +13,7 @@ import {
   type TestConfigOptions,
   testConfig,
 } from './generate.ts';
+import { TooManyRowsError } from './limits.ts';
 
 /** One generator invocation end to end: flags → loaded configs → rows → eval policy (matrix-spec §5.4). */
 
@@ -80,9 +81,16 @@ export async function buildMatrix(
   if (req.command === 'full-sweep') checkFullSweepOptions(req.options);
   const cache = req.cache === false ? undefined : openParseCache(defaultCacheDir());
   const { configs, runners } = await loadInputs(req.configFiles, req.runnerConfig, { cache });
-  const rows =
-    req.command === 'full-sweep'
-      ? fullSweep(configs, runners, req.options, onKey)
-      : testConfig(configs, runners, req.options, onKey);
+  let rows: MatrixRow[];
+  try {
+    rows =
+      req.command === 'full-sweep'
+        ? fullSweep(configs, runners, req.options, onKey)
+        : testConfig(configs, runners, req.options, onKey);
+  } catch (err) {
+    if (!(err instanceof TooManyRowsError)) throw err;
+    const d = await err.diagnostic();
+    throw new ConfigError(`config '${err.key}' in ${err.file}: too many matrix rows`, [d]);
+  }
   return applyEvalMode(rows, req.evalMode, req.evalGrouping);
 }

@@ -27,6 +27,7 @@ import {
 import { type DramRequest, totalCpuDramGb } from './dram.ts';
 import { MatrixError } from './errors.ts';
 import { expandConfigKeys } from './keys.ts';
+import { MAX_MATRIX_ROWS, TooManyRowsError } from './limits.ts';
 import {
   maxModelLen,
   multiNodeAgenticExpName,
@@ -103,16 +104,22 @@ function addComponents(
   if (p2p != null) row['kv-p2p-transfer'] = p2p;
 }
 
+/** Appends the config's rows to `rows` (which may already hold other configs' rows); returns how many. */
 function generateConfig(
   ce: ConfigEntry,
   runnersCfg: RunnerConfig,
   x: Expansion,
   opts: CommonOptions,
-): MatrixRow[] {
+  rows: MatrixRow[],
+): number {
   const c = ce.entry;
   const runners = x.runners(c.runner);
-  if (runners.length === 0) return [];
-  const rows: MatrixRow[] = [];
+  if (runners.length === 0) return 0;
+  const before = rows.length;
+  const add = (row: MatrixRow) => {
+    if (rows.length >= MAX_MATRIX_ROWS) throw new TooManyRowsError(ce.key, ce.file);
+    rows.push(row);
+  };
   const wanted = (t: ScenarioType) => !opts.scenarioTypes || opts.scenarioTypes.includes(t);
   const seqAllowed = (isl: number, osl: number) =>
     !opts.seqLens || opts.seqLens.some((n) => SEQ_LENS[n][0] === isl && SEQ_LENS[n][1] === osl);
@@ -149,7 +156,7 @@ function generateConfig(
               'run-eval': false,
             };
             addComponents(row, e, c, true);
-            rows.push(row);
+            add(row);
           }
         } else {
           const e = raw as SingleNodeSearchSpace;
@@ -180,7 +187,7 @@ function generateConfig(
                 'run-eval': false,
               };
               addComponents(row, e, c, false);
-              rows.push(row);
+              add(row);
             }
           }
         }
@@ -194,11 +201,11 @@ function generateConfig(
         const concs = x.agentic(e);
         if (!concs) return;
         try {
-          if (c.multinode) rows.push(...multiNodeAgenticRows(c, runnersCfg, item, e, concs, runners));
-          else rows.push(...singleNodeAgenticRows(c, runnersCfg, item, e, concs, runners));
+          if (c.multinode) multiNodeAgenticRows(c, runnersCfg, item, e, concs, runners, add);
+          else singleNodeAgenticRows(c, runnersCfg, item, e, concs, runners, add);
         } catch (err) {
           // The DRAM budget is only checked here; say which entry of which config asked for it.
-          if (!(err instanceof MatrixError)) throw err;
+          if (!(err instanceof MatrixError) || err instanceof TooManyRowsError) throw err;
           throw new MatrixError(
             `${err.message} (config '${ce.key}' in ${ce.file}, scenarios.agentic-coding[${i}].search-space[${j}])`,
           );
@@ -206,7 +213,7 @@ function generateConfig(
       });
     });
   }
-  return rows;
+  return rows.length - before;
 }
 
 /** Host DRAM for KV offload; the runner's hardware facts are only consulted when the point offloads to DRAM. */
@@ -232,7 +239,8 @@ function singleNodeAgenticRows(
   e: AgenticSearchSpace,
   concs: number[],
   runners: string[],
-): SingleNodeAgenticRow[] {
+  add: (row: SingleNodeAgenticRow) => void,
+): void {
   const tp = e.tp!;
   const pp = e.pp ?? 1;
   const pcp = e['pcp-size'] ?? 1;
@@ -240,7 +248,6 @@ function singleNodeAgenticRows(
   const spec = e['spec-decoding'] ?? 'none';
   const backend = e['kv-offload-backend'];
   const dram = dramBudget(c, runnersCfg, item, kv, { tp, pp, pcp, multiNode: false });
-  const rows: SingleNodeAgenticRow[] = [];
   for (const conc of concs) {
     for (const runner of runners) {
       const row: SingleNodeAgenticRow = {
@@ -266,10 +273,9 @@ function singleNodeAgenticRows(
       };
       if (backend != null) row['kv-offload-backend'] = backend;
       addComponents(row, e, c, false);
-      rows.push(row);
+      add(row);
     }
   }
-  return rows;
 }
 
 function multiNodeAgenticRows(
@@ -279,7 +285,8 @@ function multiNodeAgenticRows(
   e: AgenticSearchSpace,
   concs: number[],
   runners: string[],
-): MultiNodeAgenticRow[] {
+  add: (row: MultiNodeAgenticRow) => void,
+): void {
   const prefill = fillWorker(e.prefill!);
   const decode = fillWorker(e.decode!);
   const kv = e['kv-offloading'] ?? 'none';
@@ -291,7 +298,6 @@ function multiNodeAgenticRows(
     pcp: prefill['pcp-size'],
     multiNode: true,
   });
-  const rows: MultiNodeAgenticRow[] = [];
   for (const runner of runners) {
     // One concurrency per allocation: a multi-node agentic point holds its nodes for the whole replay.
     for (const conc of concs) {
@@ -315,10 +321,9 @@ function multiNodeAgenticRows(
       };
       if (backend != null) row['kv-offload-backend'] = backend;
       addComponents(row, e, c, true);
-      rows.push(row);
+      add(row);
     }
   }
-  return rows;
 }
 
 /** Flag combinations full-sweep rejects before reading any file, as the reference does. */
@@ -371,9 +376,7 @@ export function fullSweep(
     if (opts.framework && !opts.framework.includes(c.framework)) continue;
     if (opts.runnerType && !opts.runnerType.includes(c.runner)) continue;
     if (!bothNodeTypes && !(c.multinode ? opts.multiNode : opts.singleNode)) continue;
-    const generated = generateConfig(ce, runners, x, opts);
-    if (generated.length > 0) onKey?.(ce.key);
-    rows.push(...generated);
+    if (generateConfig(ce, runners, x, opts, rows) > 0) onKey?.(ce.key);
   }
   return rows;
 }
@@ -400,9 +403,7 @@ export function testConfig(
     },
     agentic: (e) => testConfigConcs(e, opts.conc),
   };
-  return keys.flatMap((k) => {
-    const generated = generateConfig(configs.byKey.get(k)!, runners, x, opts);
-    if (generated.length > 0) onKey?.(k);
-    return generated;
-  });
+  const rows: MatrixRow[] = [];
+  for (const k of keys) if (generateConfig(configs.byKey.get(k)!, runners, x, opts, rows) > 0) onKey?.(k);
+  return rows;
 }

@@ -2,6 +2,7 @@ import type { MasterConfigs } from '../config/load.ts';
 import type { RunnerConfig } from '../schema/runners.ts';
 import { fullSweep } from './generate.ts';
 import { rowGpus } from './gpus.ts';
+import { MAX_MATRIX_ROWS, TooManyRowsError } from './limits.ts';
 import { seqLenName } from './naming.ts';
 
 /** What `infx validate` reports per config key: what it expands to and how big its points are. */
@@ -29,10 +30,14 @@ export interface MatrixSummary {
   gpuPoints: number;
 }
 
+/** Throws TooManyRowsError when one key, or all of them together, expand to more than MAX_MATRIX_ROWS rows. */
 export function summarizeConfigs(configs: MasterConfigs, runners: RunnerConfig): MatrixSummary {
+  let total = 0;
   const keys = configs.entries.map((ce): KeySummary => {
     const c = ce.entry;
     const rows = fullSweep({ entries: [ce], byKey: new Map([[ce.key, ce]]) }, runners, {});
+    total += rows.length;
+    if (total > MAX_MATRIX_ROWS) throw new TooManyRowsError(ce.key, ce.file);
     let points = 0;
     let gpuPoints = 0;
     const gpus = new Set<number>();
@@ -79,7 +84,9 @@ export function formatSummary(s: MatrixSummary): string {
     k.gpusPerPoint.join(',') || '-',
     String(k.gpuPoints),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
+  // A loop, not Math.max(...column): a spread of 100k arguments overflows the stack.
+  const widths = header.map((h) => h.length);
+  for (const r of body) for (let i = 0; i < r.length; i++) widths[i] = Math.max(widths[i]!, r[i]!.length);
   const numeric = new Set([4, 5, 7]);
   const line = (cells: string[]) =>
     cells

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type PointResult, PointResultSchema } from '../schema/point-result.ts';
-import type { ErrorCategory, RequestRecord } from '../schema/request-record.ts';
+import type { ErrorCategory, RequestRecord, UsageFlag } from '../schema/request-record.ts';
 import { chooseClock } from './clock-view.ts';
 import { type AggregateInput, aggregatePoint } from './fixed-seq-len.ts';
 import { UNMEASURED_CLIENT } from './test-support.ts';
@@ -23,6 +23,7 @@ interface Spec {
   fail?: ErrorCategory;
   message?: string;
   cancelled?: boolean;
+  flag?: UsageFlag;
 }
 
 let counter = 0;
@@ -57,6 +58,7 @@ function rec(s: Spec = {}): RequestRecord {
       client: s.outClient === undefined ? 10 : s.outClient,
       server: failed ? null : s.outServer === undefined ? 10 : s.outServer,
     },
+    usageFlag: s.flag ?? null,
     ok: !failed && !s.cancelled,
     error: failed
       ? { category: s.fail!, message: s.message ?? `${s.fail} happened`, status: null, bodyExcerpt: null }
@@ -214,6 +216,7 @@ describe('aggregatePoint', () => {
       totalOutput: 0,
       source: 'none',
       mismatch: { input: 0, output: 0 },
+      flagged: { input: 0, output: 0 },
     });
     expect(r.gate.passed).toBe(false);
     expect(r.gate.reason).toMatch(/no request completed/);
@@ -238,10 +241,44 @@ describe('aggregatePoint', () => {
       totalOutput: 26,
       source: 'mixed',
       mismatch: { input: 1, output: 1 },
+      flagged: { input: 0, output: 0 },
     });
     expect(aggregate(many(2)).tokens.source).toBe('server');
     const client = aggregate(many(2, { inServer: null, outServer: null, outClient: 4 }));
     expect(client.tokens).toMatchObject({ source: 'client', totalOutput: 8, totalInput: 200 });
+  });
+
+  it('uses the client counts of requests whose usage was flagged, counts them, and gates on them', () => {
+    const flag = (input: boolean, output: boolean): UsageFlag => ({
+      input,
+      output,
+      problems: ['over_max_tokens'],
+      message: 'the server lied',
+    });
+    // Even if a flagged record still carried the server's count, it is not used.
+    const records = [
+      ...many(18),
+      rec({ outServer: 2500, outClient: 10, flag: flag(false, true) }),
+      rec({ inServer: 999_999, inClient: 100, outServer: null, outClient: 10, flag: flag(true, true) }),
+    ];
+    const r = aggregate(records);
+    expect(r.counts.usageFlagged).toBe(2);
+    expect(r.tokens).toMatchObject({
+      totalOutput: 200,
+      totalInput: 2000,
+      source: 'mixed',
+      flagged: { input: 1, output: 2 },
+      mismatch: { input: 0, output: 0 },
+    });
+    // 2 of 20 flagged = 10% > 5%: the gate fails although every request completed.
+    expect(r.counts.failureRate).toBe(0);
+    expect(r.gate.passed).toBe(false);
+    expect(r.gate.reason).toMatch(/usage check on 10\.0% of requests > 5\.0% \(2 of 20/);
+    expect(r.valid).toBe(false);
+    // 1 of 20 = 5% is not above the limit.
+    const one = aggregate([...many(19), rec({ outServer: -1, flag: flag(false, true) })]);
+    expect(one.counts.usageFlagged).toBe(1);
+    expect(one.gate.passed).toBe(true);
   });
 
   it('flags short outputs only when ignore_eos was on', () => {

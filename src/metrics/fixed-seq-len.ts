@@ -84,6 +84,13 @@ function gateOf(counts: Counts, maxFailureRate: number): Gate {
         `(${counts.failed} of ${counts.scheduled} failed)`,
     );
   }
+  const flagged = counts.usageFlagged ?? 0;
+  if (flagged / counts.scheduled > maxFailureRate) {
+    return fail(
+      `the server's token counts failed the usage check on ${pct(flagged / counts.scheduled)} of requests > ` +
+        `${pct(maxFailureRate)} (${flagged} of ${counts.scheduled}; the client's counts were used for them)`,
+    );
+  }
   return { maxFailureRate, passed: true, reason: null };
 }
 
@@ -132,15 +139,22 @@ export function aggregatePoint(input: AggregateInput): PointResult {
   const outputTokens: number[] = [];
   const sources = new Set<TokenSource>();
   const mismatch = { input: 0, output: 0 };
+  const flagged = { input: 0, output: 0 };
+  let usageFlagged = 0;
   let shortOutput = 0;
   for (const r of successes) {
     const t = tokensOf(r);
+    if (r.usageFlag) {
+      usageFlagged++;
+      if (r.usageFlag.input) flagged.input++;
+      if (r.usageFlag.output) flagged.output++;
+    }
     inputTokens.push(t.input);
     outputTokens.push(t.output);
     sources.add(t.inputSource).add(t.outputSource);
-    if (r.inputTokens.server !== null && r.inputTokens.server !== r.inputTokens.client) mismatch.input++;
-    const { server, client, requested } = r.outputTokens;
-    if (server !== null && client !== null && server !== client) mismatch.output++;
+    if (t.inputSource === 'server' && t.input !== r.inputTokens.client) mismatch.input++;
+    const { client, requested } = r.outputTokens;
+    if (t.outputSource === 'server' && client !== null && t.output !== client) mismatch.output++;
     // Without ignore_eos a short answer is a normal stop; with it, the stream was cut.
     if (input.workload.ignoreEos && t.outputSource !== 'none' && t.output < requested) shortOutput++;
   }
@@ -162,6 +176,7 @@ export function aggregatePoint(input: AggregateInput): PointResult {
     warmupCompleted: warmup.filter((r) => outcomeOf(r) === 'completed').length,
     warmupFailed: warmupFailures.length,
     shortOutput,
+    usageFlagged,
   };
   const { latency, queueInclusive } = latencyOf(successes, outputTokens);
   const window = steadyStateWindow(timed, input.load.concurrency);
@@ -191,7 +206,7 @@ export function aggregatePoint(input: AggregateInput): PointResult {
       endUnixMs: input.clockOriginUnixMs + wall.endMs,
     },
     counts,
-    tokens: { totalInput, totalOutput, source: combinedSource(sources), mismatch },
+    tokens: { totalInput, totalOutput, source: combinedSource(sources), mismatch, flagged },
     errors: {
       byCategory: countBy(failures),
       warmupByCategory: countBy(warmupFailures),

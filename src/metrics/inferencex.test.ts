@@ -193,6 +193,7 @@ function rec(over: Partial<RequestRecord> & { out?: number | null }): RequestRec
     reasoningChunks: 0,
     inputTokens: { target: 100, client: 98, server: 100 },
     outputTokens: { requested: 10, client: 10, server: out },
+    usageFlag: null,
     ok: true,
     error: null,
     cancelled: false,

@@ -19,13 +19,15 @@ export interface RecordTokens {
 }
 
 /**
- * Token counts of one record: the server's usage when it sent one, else the client's own count.
+ * Token counts of one record: the server's usage when it sent one that passed the client's check
+ * (client/usage-check.ts), else the client's own count.
  * Unlike the reference (which defaults a missing usage to 0, spec §3.1) a missing server count falls
  * back to re-tokenizing; a count nobody measured is 0 here and reported through `outputSource: 'none'`.
  */
 export function tokensOf(r: RequestRecord): RecordTokens {
-  const inServer = r.inputTokens.server;
-  const outServer = r.outputTokens.server;
+  // A count the usage check rejected is never used, even where a record still carries it.
+  const inServer = r.usageFlag?.input ? null : r.inputTokens.server;
+  const outServer = r.usageFlag?.output ? null : r.outputTokens.server;
   const outClient = r.outputTokens.client;
   return {
     input: inServer ?? r.inputTokens.client,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { KV_OFFLOADING, SCENARIO_TYPES, SPEC_DECODING } from './enums.ts';
 import { isInt, isRecord } from './guards.ts';
-import { always, bool, closed, int, list, nonEmptyStr, oneOf, posInt, report, str } from './zod-helpers.ts';
+import { always, bool, closed, list, oneOf, pyTypeName, report, str } from './zod-helpers.ts';
 
 /**
  * Master-config entries exactly as the reference generator accepts them (matrix-spec §2), with two
@@ -12,34 +12,164 @@ import { always, bool, closed, int, list, nonEmptyStr, oneOf, posInt, report, st
 
 export { KV_OFFLOADING, SCENARIO_TYPES, type ScenarioType, SPEC_DECODING } from './enums.ts';
 
+/**
+ * Bounds on config values, far above what any real sweep needs, so that a typo or a hostile file cannot
+ * make later stages build 10^13 prompts or write outside the run directory (README, `infx validate`).
+ */
+export const CONFIG_BOUNDS = {
+  /** conc-start, conc-end and every conc-list entry: concurrent requests of one point. */
+  maxConcurrency: 100_000,
+  /** Entries of one conc-list. */
+  maxConcList: 1_024,
+  /** isl and osl, tokens (10^7: above any model's context today). */
+  maxSeqLen: 10_000_000,
+  /** tp, pp, ep, dcp-size, pcp-size and num-worker. */
+  maxParallelism: 16_384,
+  /** model-prefix, precision, framework and runner: they become parts of point ids and file names. */
+  maxNameChars: 64,
+  maxImageChars: 512,
+  maxModelChars: 256,
+  /** Every other string (additional-settings entries, component names and versions, ...). */
+  maxTextChars: 4_096,
+} as const;
+
+/**
+ * Values that become parts of file names (point ids, result names): letters, digits and `_ . : -`, starting
+ * with a letter or digit, so no `/`, `..`, blank or control character can reach a path.
+ */
+export const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+const shown = (input: unknown) => (typeof input === 'number' ? String(input) : pyTypeName(input));
+
+function describeInput(input: unknown): string {
+  if (typeof input === 'string') return `str '${input.length > 80 ? `${input.slice(0, 80)}…` : input}'`;
+  if (input === null || input === undefined) return 'null';
+  if (typeof input === 'object') return pyTypeName(input);
+  return `${pyTypeName(input)} ${String(input)}`;
+}
+
+interface IntBounds {
+  min?: number;
+  max: number;
+  /** What the number counts, for the message ("concurrent requests", "tokens", "GPUs"). */
+  unit: string;
+}
+
+/**
+ * An integer field with bounds. Above the maximum (or beyond the safe-integer range, e.g. a 23-digit YAML
+ * int) the message says "too large" with rule value.too-large; below the minimum it is value.range.
+ */
+export function boundedInt({ min, max, unit }: IntBounds) {
+  const large = (input: unknown) => `is too large (${shown(input)}): at most ${fmt(max)} ${unit}`;
+  const small = (input: unknown) =>
+    min === undefined
+      ? `is too small (${shown(input)})`
+      : `must be ${min === 1 ? 'greater than 0' : `at least ${fmt(min)}`} (got ${shown(input)})`;
+  let field = z.int({
+    error: (iss) => {
+      if (iss.input === undefined) return 'required key is missing';
+      if (iss.code === 'too_big') return large(iss.input);
+      if (iss.code === 'too_small') return small(iss.input);
+      return `expected an integer, got ${describeInput(iss.input)}`;
+    },
+  });
+  if (min !== undefined) field = field.gte(min, { error: (iss) => small(iss.input) });
+  return field.refine((v) => v <= max, {
+    error: (iss) => large(iss.input),
+    params: { rule: 'value.too-large' },
+  });
+}
+
+/** U+0000–U+001F and U+007F. */
+const isControl = (c: number) => c < 0x20 || c === 0x7f;
+function hasControl(v: string): boolean {
+  for (let i = 0; i < v.length; i++) if (isControl(v.charCodeAt(i))) return true;
+  return false;
+}
+/** The value as a message may quote it: at most 80 characters, control characters as \xNN. */
+function quoted(v: string): string {
+  let out = '';
+  for (const c of v.slice(0, 80)) {
+    const code = c.charCodeAt(0);
+    out += isControl(code) ? `\\x${code.toString(16).padStart(2, '0')}` : c;
+  }
+  return v.length > 80 ? `${out}…` : out;
+}
+
+/** A string of bounded length without control characters (values reach environment variables and logs). */
+function text(max: number = CONFIG_BOUNDS.maxTextChars, opts: { nonEmpty?: boolean } = {}) {
+  let field = str().max(max, {
+    error: (iss) =>
+      `is too long (${typeof iss.input === 'string' ? fmt(iss.input.length) : '?'} characters): at most ${fmt(max)}`,
+  });
+  if (opts.nonEmpty) field = field.min(1, { error: 'must not be empty' });
+  return field.refine((v) => !hasControl(v), {
+    error: 'must not contain control characters (newlines, tabs, NUL, ...)',
+    params: { rule: 'value.control-character' },
+  });
+}
+
+/** A value that becomes part of point ids and result file names (naming.unsafe otherwise). */
+function name() {
+  return str()
+    .max(CONFIG_BOUNDS.maxNameChars, {
+      error: (iss) =>
+        `is too long (${typeof iss.input === 'string' ? fmt(iss.input.length) : '?'} characters): at most ${CONFIG_BOUNDS.maxNameChars}; it becomes part of every point id and result file name`,
+    })
+    .refine((v) => v.length > CONFIG_BOUNDS.maxNameChars || SAFE_NAME.test(v), {
+      error: (iss) =>
+        `'${typeof iss.input === 'string' ? quoted(iss.input) : ''}' cannot be part of a file name: it becomes part of every point id and result file name, so use only letters, digits and _ . : - (starting with a letter or digit)`,
+      params: { rule: 'naming.unsafe' },
+    });
+}
+
+const conc = () => boundedInt({ max: CONFIG_BOUNDS.maxConcurrency, unit: 'concurrent requests per point' });
+const seqLen = () => boundedInt({ min: 1, max: CONFIG_BOUNDS.maxSeqLen, unit: 'tokens' });
+const gpus = () => boundedInt({ min: 1, max: CONFIG_BOUNDS.maxParallelism, unit: 'GPUs' });
+const nonEmptyText = (max?: number) => text(max, { nonEmpty: true });
+
+/** Refinements run even when the value has the wrong type (`always`); they only look at mappings. */
+const guarded =
+  (check: (v: Raw, ctx: Ctx) => void) =>
+  (v: unknown, ctx: Ctx): void => {
+    if (isRecord(v)) check(v, ctx);
+  };
+
+type Ctx = z.core.$RefinementCtx;
+type Raw = Record<string, unknown>;
+
 const notImageRef = (v: string) => !v.startsWith('image:');
 const IMAGE_REF_MESSAGE =
   'component version must be a release, package version, or source commit, not an image reference';
 
 const version = () =>
-  nonEmptyStr().refine(notImageRef, {
+  nonEmptyText(256).refine(notImageRef, {
     message: IMAGE_REF_MESSAGE,
     params: { rule: 'component.image-version' },
   });
 
-export const ComponentMetadataSchema = closed({ name: nonEmptyStr(), version: version() }).describe(
+export const ComponentMetadataSchema = closed({ name: nonEmptyText(256), version: version() }).describe(
   'A software component pinned to a release, package version or source commit (e.g. a router).',
 );
-export const KvOffloadBackendSchema = closed({ name: nonEmptyStr(), version: version().optional() }).describe(
-  'The KV offload backend (hicache, vllm-simple, mooncake, lmcache, native, ...).',
-);
+export const KvOffloadBackendSchema = closed({
+  name: nonEmptyText(256),
+  version: version().optional(),
+}).describe('The KV offload backend (hicache, vllm-simple, mooncake, lmcache, native, ...).');
 const specDecoding = () => oneOf(SPEC_DECODING).default('none');
 const kvP2pTransfer = () =>
-  nonEmptyStr().describe('KV transfer library between prefill and decode (nixl, mooncake, mori, ...)');
+  nonEmptyText(256).describe('KV transfer library between prefill and decode (nixl, mooncake, mori, ...)');
 
 const concFields = {
-  'conc-start': int().nullish(),
-  'conc-end': int().nullish(),
-  'conc-list': list(int()).nullish(),
+  'conc-start': conc().nullish(),
+  'conc-end': conc().nullish(),
+  'conc-list': list(conc())
+    .max(CONFIG_BOUNDS.maxConcList, {
+      error: (iss) =>
+        `has ${Array.isArray(iss.input) ? fmt(iss.input.length) : 'too many'} entries: at most ${fmt(CONFIG_BOUNDS.maxConcList)} concurrencies per list`,
+    })
+    .nullish(),
 };
-
-type Ctx = z.core.$RefinementCtx;
-type Raw = Record<string, unknown>;
 
 function checkConcurrency(v: Raw, ctx: Ctx): void {
   const start = v['conc-start'];
@@ -117,26 +247,30 @@ function checkHardwarePair(v: Raw, ctx: Ctx): void {
 const WORKER_ONLY = 'worker blocks (prefill/decode) are only valid in multinode: true configs';
 
 export const WorkerConfigSchema = closed({
-  'num-worker': int().describe('Workers in this pool; decode 0 means an aggregated multinode deployment'),
-  tp: int(),
-  pp: posInt().default(1),
-  'dcp-size': posInt().default(1),
-  'pcp-size': posInt().default(1),
-  ep: int(),
+  'num-worker': boundedInt({ min: 0, max: CONFIG_BOUNDS.maxParallelism, unit: 'workers' }).describe(
+    'Workers in this pool; decode 0 means an aggregated multinode deployment',
+  ),
+  tp: gpus(),
+  pp: gpus().default(1),
+  'dcp-size': gpus().default(1),
+  'pcp-size': gpus().default(1),
+  ep: gpus(),
   'dp-attn': bool(),
-  hardware: nonEmptyStr().nullish().describe('GPU SKU metadata only; it does not affect scheduling'),
-  'additional-settings': list(str())
+  hardware: nonEmptyText(CONFIG_BOUNDS.maxNameChars)
+    .nullish()
+    .describe('GPU SKU metadata only; it does not affect scheduling'),
+  'additional-settings': list(text())
     .default([])
     .describe('KEY=VALUE strings exported as environment variables'),
-}).superRefine(checkDcpDividesTp, always);
+}).superRefine(guarded(checkDcpDividesTp), always);
 
 export const SingleNodeSearchSpaceSchema = closed(
   {
-    tp: int(),
-    pp: posInt().default(1),
-    'dcp-size': posInt().default(1),
-    'pcp-size': posInt().default(1),
-    ep: int().nullish(),
+    tp: gpus(),
+    pp: gpus().default(1),
+    'dcp-size': gpus().default(1),
+    'pcp-size': gpus().default(1),
+    ep: gpus().nullish(),
     'dp-attn': bool().nullish(),
     'spec-decoding': specDecoding(),
     router: ComponentMetadataSchema.nullish(),
@@ -150,8 +284,8 @@ export const SingleNodeSearchSpaceSchema = closed(
     decode: WORKER_ONLY,
   },
 )
-  .superRefine(checkConcurrency, always)
-  .superRefine(checkDcpDividesTp, always);
+  .superRefine(guarded(checkConcurrency), always)
+  .superRefine(guarded(checkDcpDividesTp), always);
 
 export const MultiNodeSearchSpaceSchema = closed(
   {
@@ -167,8 +301,8 @@ export const MultiNodeSearchSpaceSchema = closed(
     'kv-offloading': 'kv-offloading is only valid in agentic-coding search-space entries',
   },
 )
-  .superRefine(checkConcurrency, always)
-  .superRefine(checkHardwarePair, always);
+  .superRefine(guarded(checkConcurrency), always)
+  .superRefine(guarded(checkHardwarePair), always);
 
 function checkAgenticEntry(v: Raw, ctx: Ctx): void {
   const single = v.tp != null;
@@ -226,13 +360,13 @@ function checkAgenticEntry(v: Raw, ctx: Ctx): void {
 
 export const AgenticSearchSpaceSchema = closed(
   {
-    tp: int()
+    tp: gpus()
       .nullish()
       .describe('Set for the single-node shape; omit and set prefill + decode for multi-node'),
-    pp: posInt().optional(),
-    'dcp-size': posInt().optional(),
-    'pcp-size': posInt().optional(),
-    ep: int().nullish(),
+    pp: gpus().optional(),
+    'dcp-size': gpus().optional(),
+    'pcp-size': gpus().optional(),
+    ep: gpus().nullish(),
     'dp-attn': bool().nullish(),
     'spec-decoding': specDecoding(),
     prefill: WorkerConfigSchema.nullish(),
@@ -249,8 +383,8 @@ export const AgenticSearchSpaceSchema = closed(
     duration: 'agentic duration is not configurable in master configs (generated rows use 3600 s)',
   },
 )
-  .superRefine(checkConcurrency, always)
-  .superRefine(checkAgenticEntry, always);
+  .superRefine(guarded(checkConcurrency), always)
+  .superRefine(guarded(checkAgenticEntry), always);
 
 export const AgenticCodingConfigSchema = closed(
   {
@@ -270,8 +404,8 @@ export const AgenticCodingConfigSchema = closed(
     'total-cpu-dram-gb':
       'total-cpu-dram-gb is computed from runners.yaml hardware metadata and dram-utilization',
   },
-).superRefine((v, ctx) => {
-  if (v['dram-utilization'] != null || !Array.isArray(v['search-space'])) return;
+).superRefine((v: unknown, ctx) => {
+  if (!isRecord(v) || v['dram-utilization'] != null || !Array.isArray(v['search-space'])) return;
   const i = v['search-space'].findIndex((e) => isRecord(e) && e['kv-offloading'] === 'dram');
   if (i >= 0) {
     report(ctx, {
@@ -284,7 +418,7 @@ export const AgenticCodingConfigSchema = closed(
 }, always);
 
 const fixedItem = <T extends z.core.$ZodType>(entry: T) =>
-  closed({ isl: int(), osl: int(), 'search-space': list(entry) });
+  closed({ isl: seqLen(), osl: seqLen(), 'search-space': list(entry) });
 
 export const SingleNodeFixedSeqLenSchema = fixedItem(SingleNodeSearchSpaceSchema);
 export const MultiNodeFixedSeqLenSchema = fixedItem(MultiNodeSearchSpaceSchema);
@@ -304,7 +438,7 @@ const scenarios = <T extends z.core.$ZodType>(fixed: T) =>
   closed({
     'fixed-seq-len': list(fixed).nullish(),
     'agentic-coding': list(AgenticCodingConfigSchema).nullish(),
-  }).superRefine(checkSomeScenario, always);
+  }).superRefine(guarded(checkSomeScenario), always);
 
 /** Every search-space entry of a raw master entry (both scenario kinds), with its path. */
 export function searchSpaceEntries(entry: Raw): { path: (string | number)[]; entry: Raw }[] {
@@ -394,12 +528,12 @@ function checkEntryRules(v: Raw, ctx: Ctx): void {
 }
 
 const commonTop = {
-  image: str(),
-  model: str(),
-  'model-prefix': str(),
-  precision: str(),
-  framework: str(),
-  runner: str(),
+  image: text(CONFIG_BOUNDS.maxImageChars),
+  model: text(CONFIG_BOUNDS.maxModelChars),
+  'model-prefix': name(),
+  precision: name(),
+  framework: name(),
+  runner: name(),
   router: ComponentMetadataSchema.nullish(),
 };
 
@@ -417,7 +551,7 @@ export const SingleNodeMasterEntrySchema = closed(
     scenarios: scenarios(SingleNodeFixedSeqLenSchema),
   },
   { 'kv-p2p-transfer': 'kv-p2p-transfer is only valid when multinode=true' },
-).superRefine(checkEntryRules, always);
+).superRefine(guarded(checkEntryRules), always);
 
 export const MultiNodeMasterEntrySchema = closed({
   ...commonTop,
@@ -425,7 +559,7 @@ export const MultiNodeMasterEntrySchema = closed({
   disagg: bool().default(false),
   'kv-p2p-transfer': kvP2pTransfer().nullish(),
   scenarios: scenarios(MultiNodeFixedSeqLenSchema),
-}).superRefine(checkEntryRules, always);
+}).superRefine(guarded(checkEntryRules), always);
 
 /** The reference dispatches on `multinode: true`; anything else is validated as a single-node entry. */
 export function masterEntrySchemaFor(raw: unknown) {

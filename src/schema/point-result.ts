@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { CONFIG_BOUNDS } from './master-config.ts';
 import { ErrorCategorySchema } from './request-record.ts';
 
 /**
@@ -8,6 +9,25 @@ import { ErrorCategorySchema } from './request-record.ts';
  */
 
 export const POINT_RESULT_SCHEMA_VERSION = 2;
+
+/**
+ * The largest point infx will run. Past these a value is a typo or an expansion gone wrong (a `conc-end`
+ * of 10¹² reached `infx bench` and began building 10¹³ prompts), not a benchmark: `infx bench` refuses it
+ * before building anything. concurrency and isl/osl are config validation's CONFIG_BOUNDS
+ * (schema/master-config.ts: maxConcurrency, maxSeqLen), so a config that validates can run.
+ * - concurrency: 100,000 streams (one connection each);
+ * - isl, osl: 10⁷ tokens, above any model's context window;
+ * - numPrompts, warmup: a million requests (10 × the largest concurrency, the default);
+ * - promptTokens: numPrompts × isl, the prompt text to build and hold (2³² tokens is ~16 GB of text).
+ */
+export const POINT_LIMITS = {
+  concurrency: CONFIG_BOUNDS.maxConcurrency,
+  isl: CONFIG_BOUNDS.maxSeqLen,
+  osl: CONFIG_BOUNDS.maxSeqLen,
+  numPrompts: 1_000_000,
+  warmup: 1_000_000,
+  promptTokens: 2 ** 32,
+} as const;
 
 /** Percentiles reported for every latency distribution. */
 export const PERCENTILES = [50, 75, 90, 95, 99, 99.9] as const;
@@ -206,6 +226,12 @@ export const PointResultSchema = z.strictObject({
     warmupFailed: z.int().nonnegative(),
     /** Successful requests that produced fewer tokens than asked for although ignore_eos was on. */
     shortOutput: z.int().nonnegative(),
+    /**
+     * Successful benchmark requests whose server usage failed the client's check (requests.jsonl
+     * `usageFlag`): their counts are the client's. The gate fails above maxFailureRate of scheduled.
+     * Absent in results written before the check existed.
+     */
+    usageFlagged: z.int().nonnegative().optional(),
   }),
   tokens: z.strictObject({
     totalInput: z.int().nonnegative(),
@@ -214,6 +240,11 @@ export const PointResultSchema = z.strictObject({
     source: z.enum(['server', 'client', 'mixed', 'none']),
     /** Requests whose client-side count differs from the server's usage. */
     mismatch: z.strictObject({ input: z.int().nonnegative(), output: z.int().nonnegative() }),
+    /**
+     * Successful requests whose server prompt_tokens / completion_tokens was rejected by the usage check
+     * (the client's count used instead). Absent in results written before the check existed.
+     */
+    flagged: z.strictObject({ input: z.int().nonnegative(), output: z.int().nonnegative() }).optional(),
   }),
   errors: z.strictObject({
     byCategory: z.partialRecord(ErrorCategorySchema, z.int().positive()),

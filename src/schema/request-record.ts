@@ -36,6 +36,33 @@ export type RequestError = z.infer<typeof RequestErrorSchema>;
 const ms = z.number();
 
 /**
+ * Ways a server's usage counts fail the client's check (src/client/usage-check.ts): not a non-negative
+ * integer; completion_tokens above max_tokens plus a small slack, or below the token chunks received;
+ * prompt_tokens far from the client's own count of the prompt; two usage chunks that disagree.
+ */
+export const USAGE_PROBLEMS = [
+  'not_a_count',
+  'over_max_tokens',
+  'under_token_chunks',
+  'implausible_prompt',
+  'disagreeing_chunks',
+] as const;
+export const UsageProblemSchema = z.enum(USAGE_PROBLEMS);
+export type UsageProblem = z.infer<typeof UsageProblemSchema>;
+
+/** The server's token counts the client did not believe: the client's own counts stand in for them. */
+export const UsageFlagSchema = z.strictObject({
+  /** usage.prompt_tokens was rejected: `inputTokens.server` is null, the client's count is used. */
+  input: z.boolean(),
+  /** usage.completion_tokens was rejected: `outputTokens.server` is null, the client's count is used. */
+  output: z.boolean(),
+  problems: z.array(UsageProblemSchema).min(1),
+  /** What was wrong, with the values the server sent. */
+  message: z.string(),
+});
+export type UsageFlag = z.infer<typeof UsageFlagSchema>;
+
+/**
  * The simulated engine's own timestamps for one request (engine ms, on the clock it announces with its
  * time scale): when the request joined its queue, when it was due (open loop), and when each token
  * chunk was produced. Null for servers that do not stamp.
@@ -81,7 +108,7 @@ export const RequestRecordSchema = z.strictObject({
     target: z.int().nonnegative(),
     /** Count of the sent prompt under the client's tokenizer. */
     client: z.int().nonnegative(),
-    /** usage.prompt_tokens, null when the server sent no usage. */
+    /** usage.prompt_tokens, null when the server sent none or it failed the usage check (`usageFlag`). */
     server: z.int().nonnegative().nullable(),
   }),
   outputTokens: z.strictObject({
@@ -89,9 +116,11 @@ export const RequestRecordSchema = z.strictObject({
     requested: z.int().nonnegative(),
     /** Client-side count: the generated text re-tokenized. */
     client: z.int().nonnegative().nullable(),
-    /** usage.completion_tokens, null when the server sent no usage. */
+    /** usage.completion_tokens, null when the server sent none or it failed the usage check (`usageFlag`). */
     server: z.int().nonnegative().nullable(),
   }),
+  /** The server's usage failed the client's check (see UsageFlagSchema); null when it passed or none came. */
+  usageFlag: UsageFlagSchema.nullable(),
   ok: z.boolean(),
   error: RequestErrorSchema.nullable(),
   /** Stopped by the client at the end of the run (not scored as an error). */

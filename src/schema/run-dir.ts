@@ -15,6 +15,53 @@ export const EXECUTORS = ['local', 'slurm'] as const;
 const isoTime = z.string().describe('ISO 8601 UTC time');
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 
+/**
+ * Ids that become folder names (`<out>/<run-id>/points/<point-id>/attempt-<n>`): a safe character set, so
+ * no id — from a flag, a config, a manifest.json or a point.json — can name a path outside its folder.
+ * Run ids: letters, digits, `.`, `_`, `-`, starting with a letter or digit, at most 100. Point ids (the
+ * reference's result file names, e.g. `dsr1_1k1k_fp8_sglang_tp8-ep1-dpafalse_…_conc4_h200`, `~2` for a
+ * repeated row): also `:`, `+`, `=` and `~`, at most 255 (a file name's limit). Neither is `.` or `..`, and
+ * neither holds a separator, a NUL or a control character.
+ */
+export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+export const POINT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:+=~-]{0,254}$/;
+/** `attempt-<n>` folders: n from 1, written without leading zeros, at most 1,000,000. */
+export const ATTEMPT_DIR_PATTERN = /^attempt-([1-9][0-9]{0,6})$/;
+export const MAX_ATTEMPT = 1_000_000;
+
+export const isRunId = (s: string): boolean => RUN_ID_PATTERN.test(s);
+export const isPointId = (s: string): boolean => POINT_ID_PATTERN.test(s);
+/** The attempt number of an `attempt-<n>` folder name; null for any other name. */
+export function attemptOfDir(name: string): number | null {
+  const m = ATTEMPT_DIR_PATTERN.exec(name);
+  const n = m ? Number(m[1]) : Number.NaN;
+  return n >= 1 && n <= MAX_ATTEMPT ? n : null;
+}
+
+/** Why `id` cannot be a run id, or null when it can. */
+export function runIdProblem(id: string): string | null {
+  return isRunId(id)
+    ? null
+    : `run id ${JSON.stringify(id)} is not usable as a folder name: use letters, digits, '.', '_' and '-', starting with a letter or digit (at most 100)`;
+}
+
+/** Why `id` cannot be a point id, or null when it can. */
+export function pointIdProblem(id: string): string | null {
+  return isPointId(id)
+    ? null
+    : `point id ${JSON.stringify(id.length > 300 ? `${id.slice(0, 300)}…` : id)} is not usable as a folder name: use letters, digits and '.', '_', ':', '+', '=', '~', '-', starting with a letter or digit (at most 255)`;
+}
+
+export const RunIdSchema = z.string().regex(RUN_ID_PATTERN, {
+  message:
+    "not a usable run id: letters, digits, '.', '_' and '-', starting with a letter or digit, at most 100 (it names a folder)",
+});
+export const PointIdSchema = z.string().regex(POINT_ID_PATTERN, {
+  message:
+    "not a usable point id: letters, digits and '.', '_', ':', '+', '=', '~', '-', starting with a letter or digit, at most 255 (it names a folder)",
+});
+const attemptNumber = z.int().positive().max(MAX_ATTEMPT);
+
 /** What the client does at a point: the fixed-seq-len benchmark of `infx bench`. */
 export const PointBenchSchema = z.strictObject({
   isl: z.int().positive(),
@@ -57,8 +104,8 @@ export const PointEngineSchema = z.strictObject({
 /** One benchmark point: a matrix row at one concurrency, with everything needed to run it anywhere. */
 export const PointSpecSchema = z.strictObject({
   schemaVersion: z.literal(RUN_DIR_SCHEMA_VERSION),
-  runId: z.string(),
-  pointId: z.string().describe('stable within the run; the folder name under points/'),
+  runId: RunIdSchema,
+  pointId: PointIdSchema.describe('stable within the run; the folder name under points/'),
   index: z.int().nonnegative().describe('position in the plan'),
   bucket: z.string().describe('fail-fast scope: the job family, e.g. single-node 1k1k'),
   canary: z.boolean(),
@@ -75,7 +122,7 @@ export const PointSpecSchema = z.strictObject({
 
 /** `point.json` of one attempt: the spec plus what this attempt actually launched. */
 export const PointAttemptSchema = PointSpecSchema.extend({
-  attempt: z.int().positive(),
+  attempt: attemptNumber,
   host: z.string(),
   startedAt: isoTime,
   launch: EngineLaunchSchema.nullable().describe('null when the engine could not even be rendered'),
@@ -84,8 +131,8 @@ export const PointAttemptSchema = PointSpecSchema.extend({
 
 export const PointStatusSchema = z.strictObject({
   schemaVersion: z.literal(RUN_DIR_SCHEMA_VERSION),
-  pointId: z.string(),
-  attempt: z.int().positive(),
+  pointId: PointIdSchema,
+  attempt: attemptNumber,
   status: z.enum(['ok', 'failed']),
   /** Where it failed; null when ok. */
   phase: z.enum(POINT_PHASES).nullable(),
@@ -145,7 +192,7 @@ export const RunOptionsSchema = z.strictObject({
 
 export const RunManifestSchema = z.strictObject({
   schemaVersion: z.literal(RUN_DIR_SCHEMA_VERSION),
-  runId: z.string(),
+  runId: RunIdSchema,
   createdAt: isoTime,
   infxVersion: z.string(),
   host: z.strictObject({

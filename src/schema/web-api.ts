@@ -17,10 +17,20 @@ import {
  * that does not parse. Lists are comma-separated (`precision=fp4,fp8`).
  */
 
-/** Every error: `{error: {code, message, param?}}` with status 400 (bad request), 404 (no such thing) or 405. */
+/**
+ * Every error: `{error: {code, message, param?}}` with status 400 (bad request), 404 (no such thing), 405, or
+ * 421 (host-not-allowed: a Host header the server does not answer for, see infx serve --allowed-host).
+ */
 export const ApiErrorSchema = z.strictObject({
   error: z.strictObject({
-    code: z.enum(['bad-request', 'not-found', 'no-run-dir', 'method-not-allowed', 'internal']),
+    code: z.enum([
+      'bad-request',
+      'not-found',
+      'no-run-dir',
+      'method-not-allowed',
+      'host-not-allowed',
+      'internal',
+    ]),
     message: z.string(),
     /** The query parameter (or path segment) at fault. */
     param: z.string().optional(),

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import { migrateToLatest } from './migrations.ts';
+import { migrateToLatest, pendingMigrations } from './migrations.ts';
 import type { Database } from './tables.ts';
 
 /**
@@ -32,6 +32,8 @@ export interface Store {
   readonly url: string;
   /** SQLite: the connection Kysely uses, for the bulk-write fast path (src/store/bulk.ts). */
   readonly sqlite?: import('better-sqlite3').Database | undefined;
+  /** Opened read-only (infx serve): every write fails in the database itself. */
+  readonly readOnly: boolean;
   close(): Promise<void>;
 }
 
@@ -72,18 +74,29 @@ export function redact(url: string): string {
 export const describeStoreUrl = (u: StoreUrl): string =>
   u.backend === 'sqlite' ? `sqlite:${u.path}` : redact(u.url);
 
+/** How long a SQLite statement waits for another process's lock before it fails (then it is retried). */
+const SQLITE_BUSY_TIMEOUT_MS = 30_000;
+
 async function openSqlite(
   path: string,
+  readOnly: boolean,
 ): Promise<{ db: Kysely<Database>; sqlite: import('better-sqlite3').Database }> {
   const { default: SqliteDatabase } = await import('better-sqlite3');
   let sqlite: InstanceType<typeof SqliteDatabase>;
   try {
-    if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-    sqlite = new SqliteDatabase(path);
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
+    if (!readOnly && path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+    // The busy timeout first: switching a fresh file to WAL takes a lock other processes may hold.
+    sqlite = new SqliteDatabase(path, {
+      timeout: SQLITE_BUSY_TIMEOUT_MS,
+      ...(readOnly ? { readonly: true, fileMustExist: true } : {}),
+    });
+    sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    if (readOnly) sqlite.pragma('query_only = ON');
+    else {
+      withSqliteBusyRetry(() => sqlite.pragma('journal_mode = WAL'));
+      sqlite.pragma('synchronous = NORMAL');
+    }
     sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 10000');
     sqlite.pragma('cache_size = -65536'); // 64 MiB of pages: a chart's rows and their indexes stay in memory
   } catch (err) {
     throw new StoreError(`cannot open the SQLite database ${path}: ${(err as Error).message}`);
@@ -91,7 +104,7 @@ async function openSqlite(
   return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), sqlite };
 }
 
-async function openPostgres(url: string): Promise<Kysely<Database>> {
+async function openPostgres(url: string, readOnly: boolean): Promise<Kysely<Database>> {
   const { default: pg } = await import('pg');
   // bigint (int8: COUNT(*), the run seed) as a JS number: every value stored fits in 2^53.
   const types = {
@@ -100,10 +113,115 @@ async function openPostgres(url: string): Promise<Kysely<Database>> {
         ? (v: string) => Number(v)
         : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
   };
-  const pool = new pg.Pool({ connectionString: url, max: 8, types });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 8,
+    types,
+    // Read-only: every transaction of every session is read-only, so a write fails in the server.
+    ...(readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
+  });
   // An idle client that loses its server must not crash the process; the next query reports the error.
   pool.on('error', () => {});
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+const SQLITE_BUSY = /^SQLITE_(BUSY|LOCKED)/;
+/** PostgreSQL: deadlock victim, serialization failure, lock not available. */
+const PG_RETRY = new Set(['40P01', '40001', '55P03']);
+
+/** Whether an error says "another writer was in the way": worth trying again. */
+export function isBusyError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (SQLITE_BUSY.test(code) || PG_RETRY.has(code));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const backoff = (i: number) => Math.min(2000, 25 * 2 ** i) * (0.5 + Math.random());
+
+/** Runs `fn` again (up to `tries` times, with a growing random pause) while it fails with a busy error. */
+export async function withRetry<T>(fn: () => Promise<T>, tries = 8): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i + 1 >= tries || !isBusyError(err)) throw err;
+      await sleep(backoff(i));
+    }
+  }
+}
+
+function withSqliteBusyRetry<T>(fn: () => T, tries = 8): T {
+  for (let i = 0; ; i++) {
+    try {
+      return fn();
+    } catch (err) {
+      if (i + 1 >= tries || !isBusyError(err)) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, backoff(i));
+    }
+  }
+}
+
+/**
+ * One write transaction. SQLite: BEGIN IMMEDIATE, so the write lock is taken (waiting out other writers)
+ * before anything is read — a deferred transaction that read first fails at once with "database is locked"
+ * when another process wrote in between. PostgreSQL: an ordinary transaction.
+ */
+export async function writeTransaction<T>(
+  store: Store,
+  fn: (db: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  if (store.backend === 'postgres') return store.db.transaction().execute(fn);
+  return store.db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      const out = await fn(conn);
+      await sql`commit`.execute(conn);
+      return out;
+    } catch (err) {
+      await sql`rollback`.execute(conn).catch(() => {});
+      throw err;
+    }
+  });
+}
+
+/** Key of the session-level advisory lock PostgreSQL migrations run under (not Kysely's own key). */
+const PG_MIGRATION_LOCK = 0x696e6678; // 'infx'
+
+/**
+ * Migrations, one process at a time. SQLite: inside one exclusive transaction (two processes opening a
+ * fresh file at once would both create the tables: "table runs already exists"). PostgreSQL: under an
+ * advisory lock held by a connection of its own, so concurrent openers wait and then find them applied.
+ */
+async function migrateLocked(
+  db: Kysely<Database>,
+  backend: Backend,
+  upTo: string | undefined,
+): Promise<void> {
+  if (backend === 'postgres') {
+    await db.connection().execute(async (conn) => {
+      await sql`select pg_advisory_lock(${PG_MIGRATION_LOCK})`.execute(conn);
+      try {
+        await migrateToLatest(db, upTo);
+      } finally {
+        await sql`select pg_advisory_unlock(${PG_MIGRATION_LOCK})`.execute(conn).catch(() => {});
+      }
+    });
+    return;
+  }
+  // Already current (the usual case): no write lock at all.
+  if (upTo === undefined && (await pendingMigrations(db)).length === 0) return;
+  await withRetry(() =>
+    db.connection().execute(async (conn) => {
+      await sql`begin exclusive`.execute(conn);
+      try {
+        await migrateToLatest(conn, upTo);
+        await sql`commit`.execute(conn);
+      } catch (err) {
+        await sql`rollback`.execute(conn).catch(() => {});
+        throw err;
+      }
+    }),
+  );
 }
 
 function connectionHint(err: Error, u: StoreUrl): string {
@@ -121,6 +239,9 @@ function connectionHint(err: Error, u: StoreUrl): string {
 /**
  * Opens (creating a SQLite file and its folders when needed, unless `create: false`) and migrates the store
  * at `raw` (see parseStoreUrl). Throws StoreError with what to fix when the URL is wrong or the database unreachable.
+ * `readOnly` (infx serve): the database is opened so that it cannot be written (SQLite read-only mode and
+ * query_only; PostgreSQL sessions whose transactions are read-only); pending migrations are applied first
+ * through a short writable connection, which is closed before the read-only one opens.
  */
 export async function openStore(
   raw: string = defaultDbUrl(),
@@ -128,18 +249,37 @@ export async function openStore(
     create?: boolean;
     /** Tests of a migration: stop after this one. */
     upTo?: string;
+    readOnly?: boolean;
   } = {},
 ): Promise<Store> {
   const u = parseStoreUrl(raw);
   const url = describeStoreUrl(u);
-  if (opts.create === false && u.backend === 'sqlite' && u.path !== ':memory:' && !existsSync(u.path))
+  const readOnly = opts.readOnly === true && !(u.backend === 'sqlite' && u.path === ':memory:');
+  if (
+    (opts.create === false || readOnly) &&
+    u.backend === 'sqlite' &&
+    u.path !== ':memory:' &&
+    !existsSync(u.path)
+  )
     throw new StoreError(
       `no database at ${u.path}: ingest a run into it first (infx ingest RUN_DIR --db ${u.path})`,
     );
-  const { db, sqlite } =
-    u.backend === 'sqlite' ? await openSqlite(u.path) : { db: await openPostgres(u.url), sqlite: undefined };
+  const open = (ro: boolean) =>
+    u.backend === 'sqlite'
+      ? openSqlite(u.path, ro)
+      : openPostgres(u.url, ro).then((db) => ({ db, sqlite: undefined }));
+  const { db, sqlite } = await open(readOnly);
   try {
-    await migrateToLatest(db, opts.upTo);
+    if (readOnly) {
+      if ((await pendingMigrations(db)).length > 0) {
+        const rw = await open(false);
+        try {
+          await migrateLocked(rw.db, u.backend, undefined);
+        } finally {
+          await rw.db.destroy();
+        }
+      }
+    } else await migrateLocked(db, u.backend, opts.upTo);
   } catch (err) {
     await db.destroy().catch(() => {});
     const e = err as Error;
@@ -147,8 +287,8 @@ export async function openStore(
   }
   const close = async () => {
     // SQLite: refresh the planner's statistics where they drifted (cheap; what SQLite recommends at close).
-    if (u.backend === 'sqlite') await sql`pragma optimize`.execute(db).catch(() => {});
+    if (u.backend === 'sqlite' && !readOnly) await sql`pragma optimize`.execute(db).catch(() => {});
     await db.destroy();
   };
-  return { db, backend: u.backend, url, sqlite, close };
+  return { db, backend: u.backend, url, sqlite, readOnly, close };
 }

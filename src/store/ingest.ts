@@ -1,8 +1,9 @@
+import { join } from 'node:path';
 import type { IngestReport, RunStatus } from '../schema/store.ts';
-import type { Store } from './db.ts';
+import { type Store, withRetry, writeTransaction } from './db.ts';
 import { runEngine } from './queries.ts';
 import { runRows } from './rows.ts';
-import { readRunDirFast } from './run-dir-reader.ts';
+import { RUN_FILES, readRunDirFast } from './run-dir-reader.ts';
 import { writeRun } from './write.ts';
 
 /**
@@ -31,11 +32,18 @@ export async function ingestRunDir(
   const contents = await readRunDirFast(runDir);
   const rows = runRows(contents);
   const now = (opts.now ?? (() => new Date()))().toISOString();
-  const written = await store.db
-    .transaction()
-    .execute((trx) =>
-      writeRun({ db: trx, backend: store.backend, sqlite: store.sqlite }, rows, { status: opts.status, now }),
-    );
+  const manifestFile = join(runDir, RUN_FILES.manifest);
+  // Other ingests may write the same database at the same time: one write transaction each, retried when
+  // the database says it was busy or chose this one as a deadlock victim.
+  const written = await withRetry(() =>
+    writeTransaction(store, (db) =>
+      writeRun({ db, backend: store.backend, sqlite: store.sqlite }, rows, {
+        status: opts.status,
+        now,
+        manifestFile,
+      }),
+    ),
+  );
   const issues = [...contents.issues, ...rows.issues, ...written.issues];
   const details = rows.details.map((d) => ({
     ...d,

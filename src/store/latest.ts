@@ -39,7 +39,9 @@ export async function offerLatest(t: WriteTarget, results: readonly ResultsTable
     ` where excluded.run_created_at > ${l}.run_created_at` +
     ` or (excluded.run_created_at = ${l}.run_created_at and (excluded.run_id > ${l}.run_id` +
     ` or (excluded.run_id = ${l}.run_id and excluded.point_id >= ${l}.point_id)))`;
-  await insertRows(t, l, cols, [...best.values()], tail);
+  // Key order: concurrent ingests take the rows' locks in the same order (see writeRun).
+  const rows = [...best.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+  await insertRows(t, l, cols, rows, tail);
 }
 
 /**

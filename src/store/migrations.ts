@@ -373,3 +373,9 @@ export async function migrateToLatest(db: AnyDb, upTo?: string): Promise<string[
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
+
+/** Names of the migrations the database has not applied yet (read only: nothing is created). */
+export async function pendingMigrations(db: AnyDb): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  return (await migrator.getMigrations()).filter((m) => m.executedAt === undefined).map((m) => m.name);
+}

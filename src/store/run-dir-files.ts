@@ -6,14 +6,22 @@ import type * as z from 'zod';
 import type { CurveEngine } from '../schema/curve.ts';
 import { POINT_RESULT_SCHEMA_VERSION, type PointResult, PointResultSchema } from '../schema/point-result.ts';
 import {
+  attemptOfDir,
   PointAttemptSchema,
   type PointSpec,
   PointSpecSchema,
   type PointStatus,
   PointStatusSchema,
 } from '../schema/run-dir.ts';
+import { safeJoin } from '../schema/safe-path.ts';
 import type { InputIssue } from '../schema/store.ts';
 import { type HotColumns, hotColumns } from './hot.ts';
+import {
+  impossibleValue,
+  type RequestsSummary,
+  requestsProblem,
+  summarizeRequests,
+} from './result-checks.ts';
 
 /**
  * The files of one planned point — `points/<id>/spec.json` (optional) and
@@ -29,7 +37,20 @@ export const RUN_FILES = {
   point: 'point.json',
   status: 'status.json',
   result: 'result.json',
+  requests: 'requests.jsonl',
 } as const;
+
+/** A run directory that cannot be read at all (no or an invalid manifest.json). */
+export class RunDirReadError extends Error {}
+
+/**
+ * A run directory that is not one run: a file claims another run id than its manifest.json (a manifest
+ * copied from another run, a point folder from another run), or the store holds another run under the
+ * manifest's id. Nothing is stored; the message names the file and both ids.
+ */
+export class RunIdentityError extends RunDirReadError {
+  override name = 'RunIdentityError';
+}
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -132,6 +153,8 @@ export interface FileSource {
   compactsResults?: boolean;
   /** The SHA-256 of a (compacted) result.json when the source computed it. */
   sha256?(path: string): string | undefined;
+  /** What a requests.jsonl holds (result-checks.ts); undefined when the file does not exist. */
+  requests(path: string): RequestsSummary | undefined;
 }
 
 export const fsSource: FileSource = {
@@ -144,6 +167,10 @@ export const fsSource: FileSource = {
     }
   },
   list: listDir,
+  requests(path) {
+    const text = fsSource.text(path);
+    return text === undefined ? undefined : summarizeRequests(text);
+  },
 };
 
 /**
@@ -236,6 +263,16 @@ function readAttempt(
 
   const p = readJson(join(dir, RUN_FILES.point), PointAttemptSchema, 'point attempt', undefined, src);
   if (!p.ok) issue(RUN_FILES.point, p.missing ? 'no point.json' : p.problem, p.jsonPath);
+  else if (p.data.runId !== spec.runId)
+    throw new RunIdentityError(
+      `${join(dir, RUN_FILES.point)} (runId) is an attempt of run '${p.data.runId}', but this run directory's manifest.json is run '${spec.runId}': the directory mixes two runs, so nothing was stored; ingest each run from its own directory`,
+    );
+  else if (p.data.pointId !== spec.pointId || p.data.attempt !== n)
+    issue(
+      RUN_FILES.point,
+      `point.json is for ${p.data.pointId} attempt ${p.data.attempt}, not this folder's`,
+      p.data.pointId !== spec.pointId ? 'pointId' : 'attempt',
+    );
 
   let result: ResultFile | null = null;
   let resultProblem: string | null = null;
@@ -251,11 +288,26 @@ function readAttempt(
     else if (w.isl !== spec.bench.isl || w.osl !== spec.bench.osl)
       bad(`workload ${w.isl}/${w.osl} is not the point's ${spec.bench.isl}/${spec.bench.osl}`, 'workload');
     else {
-      // Stored compact: JSON.stringify(JSON.parse(file)), the same whoever read the file.
-      const stored = src.compactsResults ? r.text : JSON.stringify(r.raw);
-      const hash = src.sha256?.(join(dir, RUN_FILES.result)) ?? sha256(stored);
-      const engine = { kind: r.data.engine.kind, simulator: r.data.engine.simulator };
-      result = resultFile(stored, hotColumns(r.data), r.data.valid, engine, hash);
+      const impossible = impossibleValue(r.data);
+      let truncated: string | null = null;
+      if (!impossible)
+        try {
+          const records = src.requests(join(dir, RUN_FILES.requests));
+          if (records !== undefined) truncated = requestsProblem(records, r.data.counts);
+        } catch (err) {
+          truncated = `cannot be read (${(err as Error).message})`;
+        }
+      if (impossible) bad(`impossible value: ${impossible.problem}`, impossible.jsonPath);
+      else if (truncated !== null) {
+        resultProblem = `requests.jsonl ${truncated}`;
+        issue(RUN_FILES.requests, `${truncated}; the result is not used`);
+      } else {
+        // Stored compact: JSON.stringify(JSON.parse(file)), the same whoever read the file.
+        const stored = src.compactsResults ? r.text : JSON.stringify(r.raw);
+        const hash = src.sha256?.(join(dir, RUN_FILES.result)) ?? sha256(stored);
+        const engine = { kind: r.data.engine.kind, simulator: r.data.engine.simulator };
+        result = resultFile(stored, hotColumns(r.data), r.data.valid, engine, hash);
+      }
     }
   } else if (!r.missing) {
     const older = olderResult(r.raw);
@@ -279,6 +331,10 @@ export function readPoint(
   const specFile = join(pointDir, RUN_FILES.spec);
   const same = (json: unknown) => (isDeepStrictEqual(json, spec) ? spec : undefined);
   const s = readJson(specFile, PointSpecSchema, 'point spec', same, src);
+  if (s.ok && s.data.runId !== spec.runId)
+    throw new RunIdentityError(
+      `${specFile} (runId) plans point ${s.data.pointId} of run '${s.data.runId}', but this run directory's manifest.json is run '${spec.runId}': the directory mixes two runs, so nothing was stored; ingest each run from its own directory`,
+    );
   if (!s.ok && !s.missing)
     issues.push({
       file: specFile,
@@ -297,11 +353,9 @@ export function readPoint(
     });
   const numbers = src
     .list(pointDir)
-    .map((n) => /^attempt-(\d+)$/.exec(n)?.[1])
-    .filter((n): n is string => n !== undefined)
-    .map(Number)
-    .filter((n) => n > 0)
+    .map(attemptOfDir)
+    .filter((n): n is number => n !== null)
     .sort((a, b) => a - b);
-  const attempts = numbers.map((n) => readAttempt(join(pointDir, `attempt-${n}`), spec, n, issues, src));
+  const attempts = numbers.map((n) => readAttempt(safeJoin(pointDir, `attempt-${n}`), spec, n, issues, src));
   return { attempts, issues };
 }

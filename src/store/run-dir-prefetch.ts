@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { PointSpec } from '../schema/run-dir.ts';
 import type { InputIssue } from '../schema/store.ts';
+import { type RequestsSummary, summarizeRequests } from './result-checks.ts';
 import { type AttemptFiles, type FileSource, RUN_FILES, readPoint } from './run-dir-files.ts';
 
 /**
@@ -18,9 +19,13 @@ interface Prefetched {
   names: string[];
   files: [path: string, text: string | null | { error: string }][];
   hashes: [path: string, sha256: string][];
+  /** requests.jsonl summarized in the reader (its text can be large): null when absent. */
+  requests: [path: string, summary: RequestsSummary | null | { error: string }][];
 }
 
-const READER = `
+// The reader runs the very summarizer this thread would (a self-contained function, given as source).
+const READER = () => `
+const summarizeRequests = ${summarizeRequests.toString()};
 const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -36,8 +41,12 @@ for (const dir of dirs) {
   try { names = fs.readdirSync(dir); } catch {}
   const got = [[path.join(dir, files.spec), text(path.join(dir, files.spec))]];
   const hashes = [];
+  const requests = [];
   for (const n of names) {
-    if (!/^attempt-\\d+$/.test(n)) continue;
+    if (!/^attempt-[1-9]\\d{0,6}$/.test(n)) continue;
+    const rp = path.join(dir, n, files.requests);
+    const rt = text(rp);
+    requests.push([rp, typeof rt === 'string' ? summarizeRequests(rt) : rt]);
     for (const f of files.attempt) {
       const p = path.join(dir, n, f);
       let t = text(p);
@@ -48,7 +57,7 @@ for (const dir of dirs) {
       got.push([p, t]);
     }
   }
-  out.push({ names, files: got, hashes });
+  out.push({ names, files: got, hashes, requests });
   if (out.length === batch) { parentPort.postMessage(out); out = []; }
 }
 parentPort.postMessage(out);
@@ -58,7 +67,14 @@ parentPort.postMessage(null);
 function sourceOf(p: Prefetched): FileSource {
   const files = new Map(p.files);
   const hashes = new Map(p.hashes);
+  const requests = new Map(p.requests);
   return {
+    requests(path) {
+      const r = requests.get(path);
+      if (r === undefined || r === null) return undefined;
+      if ('error' in r) throw new Error(r.error);
+      return r;
+    },
     compactsResults: true,
     sha256: (path) => hashes.get(path),
     text(path) {
@@ -79,13 +95,14 @@ export function readPointsPrefetched(
   specs: readonly PointSpec[],
 ): Promise<PointRead[]> {
   const read: PointRead[] = [];
-  const worker = new Worker(READER, {
+  const worker = new Worker(READER(), {
     eval: true,
     workerData: {
       dirs,
       files: {
         spec: RUN_FILES.spec,
         result: RUN_FILES.result,
+        requests: RUN_FILES.requests,
         attempt: [RUN_FILES.status, RUN_FILES.point, RUN_FILES.result],
       },
       batch: 100,

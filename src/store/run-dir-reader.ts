@@ -1,11 +1,29 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type PointSpec, type RunManifest, RunManifestSchema } from '../schema/run-dir.ts';
+import { safeJoin } from '../schema/safe-path.ts';
 import type { InputIssue } from '../schema/store.ts';
-import { type AttemptFiles, listDir, RUN_FILES, readJson, readPoint, sha256 } from './run-dir-files.ts';
+import {
+  type AttemptFiles,
+  listDir,
+  RUN_FILES,
+  RunDirReadError,
+  RunIdentityError,
+  readJson,
+  readPoint,
+  sha256,
+} from './run-dir-files.ts';
 import { readPointsPrefetched } from './run-dir-prefetch.ts';
 
-export { type AttemptFiles, type Launched, type ResultFile, RUN_FILES, sha256 } from './run-dir-files.ts';
+export {
+  type AttemptFiles,
+  type Launched,
+  type ResultFile,
+  RUN_FILES,
+  RunDirReadError,
+  RunIdentityError,
+  sha256,
+} from './run-dir-files.ts';
 
 /**
  * Reads a run directory as DESIGN.md documents it: `manifest.json`, then every planned point's files
@@ -13,8 +31,6 @@ export { type AttemptFiles, type Launched, type ResultFile, RUN_FILES, sha256 } 
  * stops the read; anything else that cannot be used is an InputIssue. readRunDirFast does the same with
  * the file system calls of a large run in a reader thread (run-dir-prefetch.ts).
  */
-
-export class RunDirReadError extends Error {}
 
 export interface PointFiles {
   spec: PointSpec;
@@ -54,6 +70,10 @@ function readPlan(runDir: string): Plan {
   const seen = new Set<string>();
   const specs: PointSpec[] = [];
   for (const [i, spec] of m.data.points.entries()) {
+    if (spec.runId !== m.data.runId)
+      throw new RunIdentityError(
+        `${manifestPath} (points[${i}].runId) plans point ${spec.pointId} for run '${spec.runId}', but the manifest is run '${m.data.runId}': not one run, so nothing was stored`,
+      );
     if (!seen.has(spec.pointId)) {
       seen.add(spec.pointId);
       specs.push(spec);
@@ -110,7 +130,7 @@ export function readRunDir(runDir: string): RunDirContents {
   return finish(
     runDir,
     plan,
-    plan.specs.map((spec) => readPoint(join(runDir, 'points', spec.pointId), spec)),
+    plan.specs.map((spec) => readPoint(safeJoin(runDir, 'points', spec.pointId), spec)),
   );
 }
 
@@ -120,7 +140,7 @@ const PREFETCH_FROM = 300;
 /** As readRunDir; a large run's files are read ahead by a reader thread while this one validates. */
 export async function readRunDirFast(runDir: string): Promise<RunDirContents> {
   const plan = readPlan(runDir);
-  const dirs = plan.specs.map((spec) => join(runDir, 'points', spec.pointId));
+  const dirs = plan.specs.map((spec) => safeJoin(runDir, 'points', spec.pointId));
   if (plan.specs.length < PREFETCH_FROM)
     return finish(
       runDir,

@@ -1,16 +1,21 @@
 import type { VerifyDifference, VerifyReport } from '../schema/store.ts';
 import type { Store } from './db.ts';
 import { type RunRows, runRows } from './rows.ts';
-import { readRunDirFast, sha256 } from './run-dir-reader.ts';
+import { RUN_FILES, readRunDirFast, sha256 } from './run-dir-reader.ts';
 
 /**
  * `infx verify`: does the store hold exactly what the run directory holds? The run directory is read and
  * turned into rows exactly as ingest would, then compared with the stored rows column by column: the run,
  * its configs, every point (outcome, chosen attempt), every attempt, every result (hot columns and the
- * SHA-256 of result.json; the stored JSON is re-hashed too, so an edit on either side shows).
+ * SHA-256 of result.json; the stored JSON is re-hashed too, so an edit on either side shows). A damaged run
+ * directory (a truncated requests.jsonl, an impossible value) fails it too.
  */
 
 export class VerifyError extends Error {}
+
+/** Issues that say the run directory is damaged: truncated request records, impossible values. */
+const damaged = (i: { file: string; problem: string }) =>
+  i.file.endsWith(`/${RUN_FILES.requests}`) || i.problem.startsWith('impossible value');
 
 const show = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
 
@@ -107,6 +112,7 @@ export async function verifyRun(store: Store, runId: string, runDir: string): Pr
   for (const r of results)
     if (!documented.has(r.point_id))
       diffs.push({ table: 'result_documents', key: r.point_id, column: null, db: null, runDir: 'present' });
+  const issues = [...contents.issues, ...rows.issues];
   return {
     kind: 'verify-report',
     runId,
@@ -114,7 +120,8 @@ export async function verifyRun(store: Store, runId: string, runDir: string): Pr
     db: store.url,
     checked,
     differences: diffs,
-    issues: [...contents.issues, ...rows.issues],
-    ok: diffs.length === 0,
+    issues,
+    // A damaged directory fails verification even where the store agrees with it (it never took the result).
+    ok: diffs.length === 0 && !issues.some(damaged),
   };
 }

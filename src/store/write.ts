@@ -1,7 +1,9 @@
+import { sql } from 'kysely';
 import type { ChangeKind, InputIssue, RunStatus } from '../schema/store.ts';
 import { bulkWrite, type WriteTarget } from './bulk.ts';
 import { offerLatest, rebuildLatestFor } from './latest.ts';
 import type { RunRows } from './rows.ts';
+import { RunIdentityError } from './run-dir-files.ts';
 import {
   type AttemptsTable,
   type PointsTable,
@@ -36,10 +38,19 @@ const byPoint = <T extends { point_id: string }>(rows: readonly T[]) =>
 export async function writeRun(
   t: WriteTarget,
   rows: RunRows,
-  opts: { status?: RunStatus | undefined; now: string },
+  opts: {
+    status?: RunStatus | undefined;
+    now: string;
+    /** The manifest.json the rows come from, for the refusal below. */
+    manifestFile?: string;
+  },
 ): Promise<WriteOutcome> {
   const runId = rows.run.run_id;
   const db = t.db;
+  // PostgreSQL: ingests of one run id wait for each other, so the second sees what the first stored (SQLite
+  // transactions are already one writer at a time: BEGIN IMMEDIATE, src/store/ingest.ts).
+  if (t.backend === 'postgres')
+    await sql`select pg_advisory_xact_lock(hashtext(${`infx-run:${runId}`}))`.execute(db);
   const [storedRun, storedPoints, storedAttempts, storedResults] = await Promise.all([
     db
       .selectFrom('runs')
@@ -69,6 +80,17 @@ export async function writeRun(
     db.selectFrom('attempts').selectAll().where('run_id', '=', runId).execute(),
     db.selectFrom('results').selectAll().where('run_id', '=', runId).execute(),
   ]);
+  // A run id names one run: the stored run's manifest (its creation time and content hash) must be this one.
+  if (
+    storedRun &&
+    (storedRun.created_at !== rows.run.created_at || storedRun.manifest_sha256 !== rows.run.manifest_sha256)
+  )
+    throw new RunIdentityError(
+      `${opts.manifestFile ?? 'manifest.json'} (runId) claims run '${runId}', but the database already holds another run '${runId}' ` +
+        `(stored: created ${storedRun.created_at}, manifest sha256 ${storedRun.manifest_sha256.slice(0, 12)}…; ` +
+        `this one: created ${rows.run.created_at}, manifest sha256 ${rows.run.manifest_sha256.slice(0, 12)}…): ` +
+        'not the same run, so nothing was stored; give the new run its own id (infx sweep --run-id)',
+    );
   // Simulated results are never official unless asked for: the official view is for real engines.
   const status: RunStatus =
     opts.status ??
@@ -153,7 +175,12 @@ export async function writeRun(
     const row: RunsTable = { ...run, status, ingested_at: opts.now };
     await bulkWrite(t, 'runs', [row], 'update');
   }
-  await bulkWrite(t, 'configs', rows.configs, 'nothing');
+  // In key order, as every ingest writes them: concurrent ingests of runs that share configs lock the same
+  // rows in the same order (no deadlock between them on PostgreSQL).
+  const configs = [...rows.configs].sort((a, b) =>
+    a.config_key < b.config_key ? -1 : a.config_key > b.config_key ? 1 : 0,
+  );
+  await bulkWrite(t, 'configs', configs, 'nothing');
   await bulkWrite(t, 'points', points, 'update');
   await bulkWrite(t, 'attempts', attempts, 'update');
   await bulkWrite(t, 'results', results, 'update');

@@ -10,7 +10,7 @@ import { ProbeError, probeServer } from '../client/probe.ts';
 import { chooseClock } from '../metrics/clock-view.ts';
 import { aggregatePoint } from '../metrics/fixed-seq-len.ts';
 import { toInferencexRaw } from '../metrics/inferencex.ts';
-import type { PointResult } from '../schema/point-result.ts';
+import { POINT_LIMITS, type PointResult } from '../schema/point-result.ts';
 import { buildFixedSeqLenPrompts } from '../workload/fixed-seq-len.ts';
 import { seededRandom } from '../workload/random.ts';
 import { loadTokenizer } from '../workload/tokenizers.ts';
@@ -96,11 +96,43 @@ export function checkBenchOptions(o: BenchOptions): void {
       '--chat-template renders the template in the client for --endpoint completions; the chat endpoint applies it on the server',
     );
   if (o.numPrompts !== null && o.numPrompts < 1) problems.push('--num-prompts must be at least 1');
+  problems.push(...boundProblems(o));
   if (o.maxFailureRate < 0 || o.maxFailureRate > 1)
     problems.push('--max-failure-rate must be between 0 and 1');
   if (o.randomRangeRatio < 0 || o.randomRangeRatio > 1)
     problems.push('--random-range-ratio must be between 0 and 1');
   if (problems.length) throw new BenchUsageError(problems.join('\n'));
+}
+
+/** Longest per-request timeout: Node's timers hold 2³¹ − 1 ms (a longer one would fire at once). */
+const MAX_TIMEOUT_S = Math.floor((2 ** 31 - 1) / 1000);
+const MAX_WORKERS = 256;
+
+/** The bounds of POINT_LIMITS (and of this machine's timers and threads), checked before any work. */
+function boundProblems(o: BenchOptions): string[] {
+  const L = POINT_LIMITS;
+  const out: string[] = [];
+  const within = (flag: string, v: number | null, max: number, why: string) => {
+    if (v !== null && !(Number.isSafeInteger(v) && v <= max))
+      out.push(`${flag} ${v} is above the limit ${max.toLocaleString('en-US')} (${why})`);
+  };
+  within('--concurrency', o.concurrency, L.concurrency, 'streams, one connection each');
+  within('--isl', o.isl, L.isl, "above any model's context window");
+  within('--osl', o.osl, L.osl, "above any model's context window");
+  within('--num-prompts', o.numPrompts, L.numPrompts, 'a million requests per point');
+  within('--warmup', o.warmup, L.warmup, 'a million requests per point');
+  if (typeof o.workers === 'number') within('--workers', o.workers, MAX_WORKERS, 'client threads');
+  if (!(o.timeoutS <= MAX_TIMEOUT_S))
+    out.push(
+      `--timeout ${o.timeoutS} is above the limit ${MAX_TIMEOUT_S} s (Node's longest timer, 24.8 days)`,
+    );
+  // (10 x the largest concurrency is within the num-prompts limit, so a default never breaks it.)
+  const numPrompts = o.numPrompts ?? 10 * o.concurrency;
+  if (out.length === 0 && numPrompts * o.isl > L.promptTokens)
+    out.push(
+      `${numPrompts} prompts x --isl ${o.isl} = ${(numPrompts * o.isl).toExponential(2)} prompt tokens to build, above the limit ${L.promptTokens.toExponential(2)} (~16 GB of text): lower --num-prompts or --isl`,
+    );
+  return out;
 }
 
 /** One worker thread per 512 concurrent streams, never more than the cores left beside the main thread. */
@@ -119,7 +151,8 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
 
   let probe: Awaited<ReturnType<typeof probeServer>>;
   try {
-    probe = await probeServer(baseUrl, 10_000, o.apiKey);
+    // 10 s for the whole readiness probe, or the per-request timeout when that is shorter.
+    probe = await probeServer(baseUrl, Math.min(10_000, o.timeoutS * 1000), o.apiKey);
   } catch (err) {
     if (err instanceof ProbeError)
       throw new BenchError(`${err.message}\nIs the server running? Check --base-url.`);
@@ -138,7 +171,23 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
             : 'figures are on the wall clock'),
     );
 
-  const tokenizer = await loadTokenizer({ path: o.tokenizer ?? undefined });
+  const givenGpus = o.gpus ?? sumOrNull(o.prefillGpus, o.decodeGpus);
+  if (probe.gpus !== null && givenGpus !== null && probe.gpus !== givenGpus)
+    hooks.log(
+      `warning: --gpus says ${givenGpus} but the simulated engine says it runs on ${probe.gpus}: per-GPU figures divide by ${givenGpus}, as given`,
+    );
+  else if (probe.gpus !== null && givenGpus === null)
+    hooks.log(
+      `note: no --gpus, so no per-GPU figures (the simulated engine says it runs on ${probe.gpus}: add --gpus ${probe.gpus})`,
+    );
+
+  // A real engine counts with its model's tokenizer: found in the local Hugging Face cache by default (the
+  // simulated engine counts with the built-in one).
+  const tokenizer = await loadTokenizer({
+    path: o.tokenizer ?? undefined,
+    model: probe.simulator === null ? o.model : undefined,
+    warn: hooks.log,
+  });
   const chatTemplate = o.endpoint === 'chat' ? 'server' : o.chatTemplate ? 'client' : 'none';
   hooks.log(
     `building ${numPrompts} prompts (ISL ${o.isl}, OSL ${o.osl}, ratio ${o.randomRangeRatio}) with tokenizer ${tokenizer.name}`,

@@ -30,6 +30,14 @@ export function formatBenchSummary(r: PointResult, files: readonly string[]): st
     `tokens           input ${r.tokens.totalInput}, output ${r.tokens.totalOutput} (counts from ${r.tokens.source}` +
       `${r.tokens.mismatch.output || r.tokens.mismatch.input ? `; client and server disagree on ${r.tokens.mismatch.input} input / ${r.tokens.mismatch.output} output counts` : ''})`,
   );
+  const flagged = r.counts.usageFlagged ?? 0;
+  if (flagged) {
+    const by = r.tokens.flagged;
+    lines.push(
+      `warning: the server's token counts failed the usage check on ${flagged} requests` +
+        `${by ? ` (${by.input} prompt_tokens, ${by.output} completion_tokens)` : ''}: the client's own counts were used (usageFlag in requests.jsonl says why)`,
+    );
+  }
   if (r.counts.shortOutput)
     lines.push(`warning: ${r.counts.shortOutput} requests produced fewer tokens than asked for`);
   const errors = Object.entries(r.errors.byCategory);

@@ -2,12 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { arch, availableParallelism, hostname, platform } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { buildMatrix, type GeneratorRequest } from '../matrix/build.ts';
 import { parseMatrix } from '../matrix/plan.ts';
 import type { MatrixRow } from '../schema/matrix-row.ts';
 import type { PointEngine, RunManifest, RunOptions, RunSource } from '../schema/run-dir.ts';
-import { RUN_DIR_SCHEMA_VERSION } from '../schema/run-dir.ts';
+import { RUN_DIR_SCHEMA_VERSION, runIdProblem } from '../schema/run-dir.ts';
+import { safeJoin } from '../schema/safe-path.ts';
 import { type BenchDefaults, type FaultRule, planPoints, SweepPlanError } from './points.ts';
 import { manifestPath, writeManifest } from './run-dir.ts';
 
@@ -27,8 +28,6 @@ export interface NewRunRequest {
   version: string;
 }
 
-const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-
 /** `20261130-064501-3fa2`: sorts by time, unique enough for runs started the same second. */
 export function newRunId(now = new Date()): string {
   const t = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
@@ -36,10 +35,8 @@ export function newRunId(now = new Date()): string {
 }
 
 export function checkRunId(id: string): string {
-  if (!RUN_ID.test(id))
-    throw new SweepPlanError(
-      `run id '${id}' is not usable as a folder name: use letters, digits, '.', '_' and '-' (at most 100)`,
-    );
+  const problem = runIdProblem(id);
+  if (problem) throw new SweepPlanError(problem);
   return id;
 }
 
@@ -88,8 +85,8 @@ async function rowsOf(source: SweepSource): Promise<{ rows: MatrixRow[]; source:
 
 /** Builds the run's manifest without writing anything (what --dry-run prints). */
 export async function planRun(req: NewRunRequest): Promise<{ runDir: string; manifest: RunManifest }> {
-  const runId = req.runId ? checkRunId(req.runId) : newRunId();
-  const runDir = join(req.outDir, runId);
+  const runId = req.runId !== undefined ? checkRunId(req.runId) : newRunId();
+  const runDir = safeJoin(req.outDir, runId);
   const { rows, source } = await rowsOf(req.source);
   if (rows.length === 0) throw new SweepPlanError('the selection produced no matrix rows: nothing to run');
   const { points, skipped } = planPoints(rows, {
@@ -123,14 +120,25 @@ export async function planRun(req: NewRunRequest): Promise<{ runDir: string; man
 /** Plans the run and writes its manifest; refuses to reuse the folder of an existing run. */
 export async function createRun(req: NewRunRequest): Promise<{ runDir: string; manifest: RunManifest }> {
   const planned = await planRun(req);
+  await writeNewRun(planned, req.outDir);
+  return planned;
+}
+
+/**
+ * Writes a planned run's manifest, refusing an existing run's folder. Under the run's lock (src/sweep/lock.ts),
+ * so of two sweeps started at once with one --run-id exactly one gets here.
+ */
+export async function writeNewRun(
+  planned: { runDir: string; manifest: RunManifest },
+  outDir: string,
+): Promise<void> {
   if (existsSync(manifestPath(planned.runDir)))
     throw new SweepPlanError(
-      `run ${planned.manifest.runId} already exists in ${req.outDir}: resume it with --resume ${planned.manifest.runId}, or pick another --run-id`,
+      `run ${planned.manifest.runId} already exists in ${outDir}: resume it with --resume ${planned.manifest.runId}, or pick another --run-id`,
     );
   if (planned.manifest.points.length === 0)
     throw new SweepPlanError(
       `none of the ${planned.manifest.skipped.length} rows can be run: ${planned.manifest.skipped[0]?.reason}`,
     );
   await writeManifest(planned.runDir, planned.manifest);
-  return planned;
 }

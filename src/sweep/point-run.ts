@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ENGINE_GROUPS_FILE, GroupRecord } from '../engines/groups.ts';
 import { allocatePort, releasePort } from '../engines/ports.ts';
 import {
   EngineStartError,
@@ -32,9 +33,15 @@ export interface AttemptOptions {
   signal?: AbortSignal;
   log?: (line: string) => void;
   slurmJobId?: string | null;
-  /** How long a stopping engine gets before SIGKILL. */
+  /** How long a stopping engine gets before SIGKILL (default 10 s; 3 s at most once the signal aborted). */
   stopGraceMs?: number;
 }
+
+/**
+ * A stopped point (Ctrl-C, scancel, the local executor's cancel) gives its engine this long before SIGKILL,
+ * well inside the time its own killer waits for it (Slurm's KillWait is often 30 s, 5 s on the dev cluster).
+ */
+export const INTERRUPTED_STOP_GRACE_MS = 3000;
 
 class PhaseFailure extends Error {
   constructor(
@@ -112,6 +119,7 @@ export async function runPointAttempt(spec: PointSpec, opts: AttemptOptions): Pr
   const logPath = join(o.outDir, ATTEMPT_FILES.log);
   let launch: EngineLaunch | null = null;
   let engine: RunningEngine | null = null;
+  let groups: GroupRecord | null = null;
   let failure: PointFailure | null = null;
   let valid: boolean | null = null;
   let note: string | null = null;
@@ -133,7 +141,15 @@ export async function runPointAttempt(spec: PointSpec, opts: AttemptOptions): Pr
       await writeJson(pointFile, attemptRecord(launch));
     }
     log(`starting the ${launch.kind === 'sim' ? 'simulated' : launch.framework} engine`);
-    engine = await startEngine(launch, { cwd: o.outDir, logPath });
+    // Each engine's process group is recorded as soon as it exists: if this process is killed outright,
+    // the executor that ran it ends the groups (src/engines/groups.ts).
+    groups = new GroupRecord(join(o.outDir, ENGINE_GROUPS_FILE));
+    const record = groups;
+    engine = await startEngine(launch, {
+      cwd: o.outDir,
+      logPath,
+      onSpawn: (role, pgid) => record.add(role, pgid),
+    });
     await waitUntilReady(launch, engine, {
       timeoutMs: spec.engine.readyTimeoutS * 1000,
       ...(o.signal ? { signal: o.signal } : {}),
@@ -201,9 +217,13 @@ export async function runPointAttempt(spec: PointSpec, opts: AttemptOptions): Pr
   let engineExit: PointStatus['engineExit'] = null;
   if (engine) {
     const exitedOnItsOwn = engine.exit();
+    const grace = o.signal?.aborted
+      ? Math.min(o.stopGraceMs ?? INTERRUPTED_STOP_GRACE_MS, INTERRUPTED_STOP_GRACE_MS)
+      : o.stopGraceMs;
     try {
-      const { forced } = await engine.stop(o.stopGraceMs);
+      const { forced } = await engine.stop(grace);
       if (forced) log(`the engine ignored SIGTERM and was killed`);
+      groups?.stoppedAll();
     } catch (err) {
       failure ??= { phase: 'teardown', reason: `could not stop the engine: ${(err as Error).message}` };
     }

@@ -2,7 +2,7 @@ import { rowGpus, workerGpus } from '../matrix/gpus.ts';
 import { resultName, seqLenName } from '../matrix/naming.ts';
 import type { MatrixRow } from '../schema/matrix-row.ts';
 import type { PointBench, PointEngine, PointSpec, SimFault, SkippedRow } from '../schema/run-dir.ts';
-import { RUN_DIR_SCHEMA_VERSION } from '../schema/run-dir.ts';
+import { pointIdProblem, RUN_DIR_SCHEMA_VERSION, runIdProblem } from '../schema/run-dir.ts';
 
 /**
  * Matrix rows → benchmark points: one per row and concurrency (a multi-node row carries a list), each
@@ -103,6 +103,8 @@ export function planPoints(
   const skipped: SkippedRow[] = [];
   const points: PointSpec[] = [];
   const seen = new Map<string, number>();
+  const runIdBad = runIdProblem(opts.runId);
+  if (runIdBad) throw new SweepPlanError(runIdBad);
   rows.forEach((row, index) => {
     const reason = unsupported(row);
     if (reason || !('isl' in row)) {
@@ -115,10 +117,19 @@ export function planPoints(
       const n = (seen.get(base) ?? 0) + 1;
       seen.set(base, n);
       const multi = 'prefill' in row;
+      const pointId = n === 1 ? base : `${base}~${n}`;
+      // The point id names a folder: a row whose names would climb out of the run directory is refused.
+      const bad = pointIdProblem(pointId);
+      if (bad)
+        throw new SweepPlanError(
+          `matrix row ${index} (exp-name ${JSON.stringify(row['exp-name'])}, model-prefix ` +
+            `${JSON.stringify((row as { 'model-prefix'?: unknown })['model-prefix'] ?? null)}, runner ${JSON.stringify(row.runner)}): ${bad}; ` +
+            'fix the names in the config or matrix file (model-prefix, exp-name, precision, framework, runner)',
+        );
       points.push({
         schemaVersion: RUN_DIR_SCHEMA_VERSION,
         runId: opts.runId,
-        pointId: n === 1 ? base : `${base}~${n}`,
+        pointId,
         index: points.length,
         bucket: bucketOf(row),
         canary: false,

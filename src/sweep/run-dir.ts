@@ -3,12 +3,16 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type * as z from 'zod';
 import {
+  attemptOfDir,
+  MAX_ATTEMPT,
   type PointSpec,
   type PointStatus,
   PointStatusSchema,
+  pointIdProblem,
   type RunManifest,
   RunManifestSchema,
 } from '../schema/run-dir.ts';
+import { safeJoin } from '../schema/safe-path.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 
 /**
@@ -20,9 +24,21 @@ import { writeFileAtomic } from './atomic-write.ts';
 export class RunDirError extends Error {}
 
 export const manifestPath = (runDir: string) => join(runDir, 'manifest.json');
-export const pointDir = (runDir: string, pointId: string) => join(runDir, 'points', pointId);
-export const attemptDir = (runDir: string, pointId: string, attempt: number) =>
-  join(pointDir(runDir, pointId), `attempt-${attempt}`);
+
+/** `<run>/points/<id>`; a point id that is not a plain folder name (see run-dir schema) is refused. */
+export function pointDir(runDir: string, pointId: string): string {
+  const problem = pointIdProblem(pointId);
+  if (problem) throw new RunDirError(`${runDir}: ${problem}`);
+  return safeJoin(runDir, 'points', pointId);
+}
+
+export function attemptDir(runDir: string, pointId: string, attempt: number): string {
+  if (!Number.isInteger(attempt) || attempt < 1 || attempt > MAX_ATTEMPT)
+    throw new RunDirError(
+      `${runDir}: attempt ${attempt} of ${pointId} is not a number from 1 to ${MAX_ATTEMPT}`,
+    );
+  return safeJoin(pointDir(runDir, pointId), `attempt-${attempt}`);
+}
 
 export const ATTEMPT_FILES = {
   point: 'point.json',
@@ -84,9 +100,8 @@ export async function attemptsOf(runDir: string, pointId: string): Promise<numbe
     return [];
   }
   return names
-    .map((n) => /^attempt-(\d+)$/.exec(n)?.[1])
-    .filter((n): n is string => n !== undefined)
-    .map(Number)
+    .map(attemptOfDir)
+    .filter((n): n is number => n !== null)
     .sort((a, b) => a - b);
 }
 

@@ -1,5 +1,6 @@
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { PointSpec, PointStatus, RunManifest } from '../schema/run-dir.ts';
+import { assertRealInside, safeJoin } from '../schema/safe-path.ts';
 import type { AttemptJob, PointExecutor, RunningAttempt } from './executors/types.ts';
 import { attemptDir, nextAttempt, pointDir, pointStates, writeJson } from './run-dir.ts';
 
@@ -98,7 +99,12 @@ export async function runSweep(
     });
   };
 
-  for (const spec of queue) await writeJson(join(pointDir(runDir, spec.pointId), SPEC_FILE), spec);
+  // Every point's folder is checked (links resolved) to lie inside the run directory before it is written.
+  for (const spec of queue) {
+    const file = safeJoin(pointDir(runDir, spec.pointId), SPEC_FILE);
+    assertRealInside(runDir, file);
+    await writeJson(file, spec);
+  }
 
   const onAbort = () => {
     stopAll ??= 'interrupted';
@@ -108,12 +114,11 @@ export async function runSweep(
   hooks.signal?.addEventListener('abort', onAbort, { once: true });
   if (hooks.signal?.aborted) onAbort();
 
-  const jobOf = (spec: PointSpec, attempt: number): AttemptJob => ({
-    spec,
-    attempt,
-    dir: attemptDir(runDir, spec.pointId, attempt),
-    specFile: join(pointDir(runDir, spec.pointId), SPEC_FILE),
-  });
+  const jobOf = (spec: PointSpec, attempt: number): AttemptJob => {
+    const dir = attemptDir(runDir, spec.pointId, attempt);
+    assertRealInside(runDir, dir);
+    return { spec, attempt, dir, specFile: safeJoin(pointDir(runDir, spec.pointId), SPEC_FILE) };
+  };
 
   const launch = async (spec: PointSpec): Promise<void> => {
     const attempt = await nextAttempt(runDir, spec.pointId);

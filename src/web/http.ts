@@ -13,7 +13,7 @@ export type ErrorCode = ApiError['error']['code'];
 /** A request the API refuses: sent as `{error: {code, message, param?}}` with `status`. */
 export class HttpError extends Error {
   constructor(
-    readonly status: 400 | 404 | 405 | 500,
+    readonly status: 400 | 404 | 405 | 421 | 500,
     readonly code: ErrorCode,
     message: string,
     readonly param?: string,

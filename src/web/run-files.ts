@@ -1,6 +1,8 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { EngineLaunchSchema } from '../schema/engine-launch.ts';
+import { isPointId, isRunId, MAX_ATTEMPT } from '../schema/run-dir.ts';
+import { safeJoin } from '../schema/safe-path.ts';
 import type { StoredRun } from '../schema/store.ts';
 import type { RunFileName } from '../schema/web-api.ts';
 
@@ -17,9 +19,6 @@ export interface Located {
   /** Why no directory (not found, or a different run under that name). */
   note: string | null;
 }
-
-/** A run id or point id that is a plain folder name: no separators, no `.`/`..`, no NUL. */
-const plainName = (s: string) => s !== '' && s !== '.' && s !== '..' && !/[/\\\0]/.test(s);
 
 /** Real paths of run directories (a run view checks thousands of files under one). */
 const realRoots = new Map<string, string>();
@@ -49,10 +48,10 @@ export class RunDirs {
 
   /** The directory of a stored run, if one of the roots holds it. */
   locate(run: StoredRun): Located {
-    if (!plainName(run.runId)) return { dir: null, note: `run id '${run.runId}' is not a folder name` };
+    if (!isRunId(run.runId)) return { dir: null, note: `run id '${run.runId}' is not a folder name` };
     const notes: string[] = [];
     for (const root of this.roots) {
-      const dir = join(root, run.runId);
+      const dir = safeJoin(root, run.runId);
       const manifest = join(dir, 'manifest.json');
       let stamp: string;
       try {
@@ -100,8 +99,8 @@ export function attemptFile(
   attempt: number,
   name: RunFileName,
 ): string | null {
-  if (!plainName(pointId) || !Number.isInteger(attempt) || attempt < 1) return null;
-  const path = join(runDir, 'points', pointId, `attempt-${attempt}`, name);
+  if (!isPointId(pointId) || !Number.isInteger(attempt) || attempt < 1 || attempt > MAX_ATTEMPT) return null;
+  const path = safeJoin(runDir, 'points', pointId, `attempt-${attempt}`, name);
   try {
     return statSync(path).isFile() && inside(runDir, path) ? path : null;
   } catch {

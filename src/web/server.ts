@@ -2,7 +2,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { openStore } from '../store/db.ts';
+import { openStore, type Store } from '../store/db.ts';
 import type { ApiContext, ApiResponse } from './api/context.ts';
 import { routeApi } from './api/router.ts';
 import { AvailabilityCache } from './availability.ts';
@@ -13,7 +13,8 @@ import { findUiDir, serveStatic } from './static.ts';
 /**
  * `infx serve`: the dashboard on node:http, no framework. `/api/…` is the JSON API (src/web/api, shapes in
  * src/schema/web-api.ts); every other path serves the built UI (dist/web), the index page for the app's
- * routes so deep links work. Read-only: nothing here writes to the store or the run directories.
+ * routes so deep links work. Read-only: nothing here writes to the store or the run directories, and the
+ * store is opened read-only; requests are answered only under loopback names or --allowed-host ones.
  */
 
 export interface WebServerOptions {
@@ -31,12 +32,46 @@ export interface WebServerOptions {
   runsDirs?: readonly string[];
   /** The UI build; default: dist/web next to the bundle (see findUiDir). */
   uiDir?: string | null;
+  /**
+   * Host names (or `name:port`) requests may be addressed to besides 127.0.0.1, localhost and [::1]
+   * (any port): the names clients use when the server listens beyond loopback (see hostAllowed).
+   */
+  allowedHosts?: readonly string[];
 }
 
 export interface WebServer {
   url: string;
   port: number;
+  /** The store the server reads, opened read-only. */
+  readonly store: Store;
   close(): Promise<void>;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** `name[:port]` → its name, lowercased (an IPv6 literal keeps its brackets); null when malformed. */
+function hostName(host: string): string | null {
+  const h = host.trim().toLowerCase();
+  const m = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::(\d{1,5}))?$/.exec(h);
+  return m ? (m[1] as string) : null;
+}
+
+/**
+ * DNS rebinding: a page on another site can make a browser send requests to this server under that site's
+ * name (its DNS answer switched to 127.0.0.1). So only requests addressed to this machine's loopback names
+ * (127.0.0.1, localhost, [::1], any port) or a name given with --allowed-host are answered; the name is
+ * compared without its port, unless the allowed entry names one. No Host header is refused too.
+ */
+export function hostAllowed(host: string | undefined, allowed: readonly string[] = []): boolean {
+  if (host === undefined) return false;
+  const name = hostName(host);
+  if (name === null) return false;
+  if (LOOPBACK_HOSTS.has(name)) return true;
+  const full = host.trim().toLowerCase();
+  return allowed.some((a) => {
+    const want = a.trim().toLowerCase();
+    return want.includes(':') && !want.startsWith('[') ? want === full : hostName(want) === name;
+  });
 }
 
 function urlOf(host: string, port: number): string {
@@ -73,7 +108,9 @@ async function answer(req: IncomingMessage, res: ServerResponse, r: ApiResponse)
 
 export async function startWebServer(opts: WebServerOptions): Promise<WebServer> {
   const log = opts.log ?? (() => {});
-  const store = await openStore(opts.db);
+  // Read-only: the server can read the store and nothing else (a write fails in the database itself).
+  const store = await openStore(opts.db, { readOnly: true });
+  const allowedHosts = opts.allowedHosts ?? [];
   const runsDirs = opts.runsDirs ?? (existsSync('runs') ? ['runs'] : []);
   const ctx: ApiContext = {
     store,
@@ -85,6 +122,15 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     log('note: the dashboard UI is not built (run `npm run build`); serving the API only');
 
   const server = createServer((req, res) => {
+    if (!hostAllowed(req.headers.host, allowedHosts)) {
+      const e = new HttpError(
+        421,
+        'host-not-allowed',
+        `this server answers requests for 127.0.0.1, localhost and [::1]${allowedHosts.length ? ` and ${allowedHosts.join(', ')}` : ''}, not for Host ${JSON.stringify(req.headers.host ?? null)}: start infx serve with --allowed-host NAME to serve it under that name`,
+      );
+      sendJson(req, res, e.status, errorBody(e)).catch(() => res.destroy());
+      return;
+    }
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname;
     if (path === '/api' || path.startsWith('/api/')) {
@@ -134,6 +180,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   return {
     url: urlOf(host, port),
     port,
+    store,
     close() {
       closing ??= (async () => {
         await new Promise<void>((done) => {

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ENGINE_GROUPS_FILE, type Reaped, reapGroups } from '../../engines/groups.ts';
 import { infxCommand } from '../../engines/sim.ts';
 import { finishedStatus } from './finish.ts';
 import type { AttemptJob, PointExecutor, RunningAttempt } from './types.ts';
@@ -30,6 +31,26 @@ export function pointCommand(job: AttemptJob, extra: readonly string[] = []): st
   ];
 }
 
+/** Appends to the attempt's infx.log what was killed after the point process had gone. */
+export function noteReaped(r: Reaped, log: string): void {
+  const lines: string[] = [];
+  for (const g of r.killed)
+    lines.push(`the engine's ${g.role} process group ${g.pgid} outlived the point process: killed`);
+  if (r.elsewhere)
+    lines.push(
+      `the engine groups ${r.elsewhere.groups.map((g) => g.pgid).join(', ')} ran on ${r.elsewhere.host}, not this host: left to that host's job cleanup`,
+    );
+  if (lines.length === 0) return;
+  try {
+    appendFileSync(
+      log,
+      lines.map((l) => `[${new Date().toISOString().slice(11, 19)}] infx: ${l}\n`).join(''),
+    );
+  } catch {
+    // The log is best effort.
+  }
+}
+
 export function localExecutor(opts: { cancelGraceMs?: number } = {}): PointExecutor {
   const grace = opts.cancelGraceMs ?? 30_000;
   return {
@@ -47,14 +68,16 @@ export function localExecutor(opts: { cancelGraceMs?: number } = {}): PointExecu
         child.once('exit', (code, signal) => resolve({ code, signal }));
         child.once('error', () => resolve({ code: 127, signal: null }));
       });
-      const done = exited.then(({ code, signal }) =>
-        finishedStatus(job, {
+      // Once the point process is gone, no engine it started may outlive it (it may have been SIGKILLed).
+      const done = exited.then(async ({ code, signal }) => {
+        noteReaped(await reapGroups(join(job.dir, ENGINE_GROUPS_FILE)), log);
+        return finishedStatus(job, {
           how: signal ? `killed by ${signal}` : `exit code ${code}`,
           interrupted: cancelled,
           startedAt,
           log,
-        }),
-      );
+        });
+      });
       return {
         id: `pid ${child.pid ?? '?'}`,
         done,

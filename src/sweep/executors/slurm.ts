@@ -1,9 +1,10 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ENGINE_GROUPS_FILE, reapGroups } from '../../engines/groups.ts';
 import type { PointSpec, PointStatus } from '../../schema/run-dir.ts';
 import { writeJson } from '../run-dir.ts';
 import { finishedStatus } from './finish.ts';
-import { POINT_LOG, pointCommand } from './local.ts';
+import { noteReaped, POINT_LOG, pointCommand } from './local.ts';
 import {
   cancelJobs,
   type GpuRequest,
@@ -115,15 +116,18 @@ export function slurmExecutor(o: SlurmExecutorOptions): PointExecutor {
     let cancelled = false;
     const ended = new Promise<JobState>((resolve) => active.set(id, resolve));
     ensureTimer();
-    const done: Promise<PointStatus> = ended.then((s) =>
-      finishedStatus(job, {
+    const done: Promise<PointStatus> = ended.then(async (s) => {
+      // The job has ended: engines it left (its point process killed outright) are ended here when the job
+      // ran on this host; elsewhere, Slurm's process tracking of the job is what ends them.
+      noteReaped(await reapGroups(join(job.dir, ENGINE_GROUPS_FILE)), join(job.dir, POINT_LOG));
+      return finishedStatus(job, {
         how: describeState(id, s),
         interrupted:
           cancelled || s.state === 'CANCELLED' || s.state === 'PREEMPTED' || s.state === 'NODE_FAIL',
         startedAt,
         log: join(job.dir, POINT_LOG),
-      }),
-    );
+      });
+    });
     return {
       id: `job ${id}`,
       done,
