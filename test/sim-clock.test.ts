@@ -131,6 +131,12 @@ describe('simulated results that do not depend on the host', () => {
     expect(idle.stderr).toContain('simulated engine');
   }, 120_000);
 
+  it('warns when --gpus disagrees with the GPUs the simulated engine announces', async () => {
+    const { result, stderr } = await bench(['--gpus', '8'], 2, 4);
+    expect(stderr).toContain('warning: --gpus says 8 but the simulated engine says it runs on 1');
+    expect(result.gpus.total).toBe(8); // as given: the warning never changes a figure silently
+  }, 60_000);
+
   it('timestamps in result.json and inferencex.json are real wall-clock times', async () => {
     const before = Date.now();
     const { result, dir } = await bench(['--format', 'inferencex'], 4, 8);

@@ -86,6 +86,22 @@ describe('infx sim serve', () => {
     expect(body.data[0]?.infx.kv_cache_tokens).toBeGreaterThan(100_000);
   });
 
+  it('answers 404 for a model it does not serve, as vLLM does', async () => {
+    const res = await fetch(`${server.url}/v1/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'not/served', prompt: 'hi', max_tokens: 2 }),
+    });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({
+      error: {
+        message: 'The model `not/served` does not exist.',
+        type: 'NotFoundError',
+        param: 'model',
+        code: 404,
+      },
+    });
+  });
+
   it('refuses a request longer than the context with an OpenAI-style overflow error', async () => {
     const res = await fetch(`${server.url}/v1/completions`, {
       method: 'POST',
@@ -228,6 +244,7 @@ describe('infx bench against infx sim serve', () => {
         dir,
       ]);
       expect(out.stderr).toMatch(/10x faster than real time/);
+      expect(out.stderr).not.toContain('warning: --gpus');
       expect(out.code).toBe(0);
       expect(existsSync(join(dir, 'result.json'))).toBe(true);
       const r = PointResultSchema.parse(JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')));

@@ -14,6 +14,9 @@ import type { AcceleratorSpec } from '../schema/catalog.ts';
  * - `scaleOutGBs`: one NIC per GPU, unidirectional: ConnectX-7 400 Gb/s = 50 GB/s, ConnectX-8 800 Gb/s = 100 GB/s.
  * - `pricePerGpuHour`: a market rental estimate (mid-2026 neocloud on-demand medians, rounded), always listed in
  *   `estimated`.
+ * - `denseTflops.fp8: null` where the chip has no FP8 tensor format (A100, MI250X): FP8 checkpoints then run
+ *   weight-only (FP8 weights, BF16 math), as vLLM's Marlin kernels do.
+ * - PCIe cards without NVLink (L40S, L4) have the 8 GPUs of a server as their scale-up domain, at PCIe speed.
  */
 
 const PRICE_SOURCES = [
@@ -234,5 +237,159 @@ export const ACCELERATORS: readonly AcceleratorSpec[] = [
       ...PRICE_SOURCES,
     ],
     estimated: ['denseTflops', 'scaleUp', 'scaleOutGBs', 'pricePerGpuHour'],
+  },
+  {
+    id: 'a100',
+    vendor: 'nvidia',
+    name: 'NVIDIA A100 SXM4 80GB',
+    memoryGiB: 80,
+    memoryBandwidthTBs: 2.039,
+    denseTflops: { bf16: 312, fp8: null, fp4: null },
+    // NVLink 3: 600 GB/s bidirectional per GPU.
+    scaleUp: { domainGpus: 8, bandwidthGBs: 300 },
+    // HDR InfiniBand, 200 Gb/s per GPU in an HGX A100 node.
+    scaleOutGBs: 25,
+    powerW: 400,
+    pricePerGpuHour: 1.2,
+    sources: [
+      {
+        url: 'https://www.nvidia.com/en-us/data-center/a100/',
+        note: 'A100 80GB SXM: 2,039 GB/s HBM2e, BF16 312 TFLOPS (624 with sparsity), NVLink 600 GB/s, 400 W; no FP8',
+      },
+      ...PRICE_SOURCES,
+    ],
+    estimated: ['scaleOutGBs', 'pricePerGpuHour'],
+  },
+  {
+    id: 'a100-40gb',
+    vendor: 'nvidia',
+    name: 'NVIDIA A100 SXM4 40GB',
+    memoryGiB: 40,
+    memoryBandwidthTBs: 1.555,
+    denseTflops: { bf16: 312, fp8: null, fp4: null },
+    scaleUp: { domainGpus: 8, bandwidthGBs: 300 },
+    scaleOutGBs: 25,
+    powerW: 400,
+    pricePerGpuHour: 0.9,
+    sources: [
+      {
+        url: 'https://www.nvidia.com/en-us/data-center/a100/',
+        note: 'A100 40GB SXM: 1,555 GB/s HBM2, BF16 312 TFLOPS dense, NVLink 600 GB/s, 400 W; no FP8',
+      },
+      ...PRICE_SOURCES,
+    ],
+    estimated: ['scaleOutGBs', 'pricePerGpuHour'],
+  },
+  {
+    id: 'l40s',
+    vendor: 'nvidia',
+    name: 'NVIDIA L40S 48GB (PCIe)',
+    memoryGiB: 48,
+    memoryBandwidthTBs: 0.864,
+    denseTflops: { bf16: 362.05, fp8: 733, fp4: null },
+    // No NVLink: PCIe Gen4 x16, 64 GB/s bidirectional.
+    scaleUp: { domainGpus: 8, bandwidthGBs: 32 },
+    scaleOutGBs: 25,
+    powerW: 350,
+    pricePerGpuHour: 0.8,
+    sources: [
+      {
+        url: 'https://www.nvidia.com/en-us/data-center/l40s/',
+        note:
+          'L40S datasheet: 48 GB GDDR6, 864 GB/s, BF16 362.05 TFLOPS / FP8 733 TFLOPS dense (733 / 1,466 with ' +
+          'sparsity), PCIe Gen4 x16 64 GB/s bidirectional, no NVLink, 350 W',
+      },
+      ...PRICE_SOURCES,
+    ],
+    estimated: ['scaleOutGBs', 'pricePerGpuHour'],
+  },
+  {
+    id: 'l4',
+    vendor: 'nvidia',
+    name: 'NVIDIA L4 24GB (PCIe)',
+    memoryGiB: 24,
+    memoryBandwidthTBs: 0.3,
+    denseTflops: { bf16: 121, fp8: 242.5, fp4: null },
+    scaleUp: { domainGpus: 8, bandwidthGBs: 32 },
+    scaleOutGBs: 12.5,
+    powerW: 72,
+    pricePerGpuHour: 0.4,
+    sources: [
+      {
+        url: 'https://www.nvidia.com/en-us/data-center/l4/',
+        note:
+          'L4 datasheet: 24 GB GDDR6, 300 GB/s, BF16 242 / FP8 485 TFLOPS with sparsity (dense: half), PCIe Gen4 ' +
+          'x16, 72 W',
+      },
+      ...PRICE_SOURCES,
+    ],
+    estimated: ['scaleOutGBs', 'pricePerGpuHour'],
+  },
+  {
+    id: 'h20',
+    vendor: 'nvidia',
+    name: 'NVIDIA H20 96GB',
+    memoryGiB: 96,
+    memoryBandwidthTBs: 4.0,
+    denseTflops: { bf16: 148, fp8: 296, fp4: null },
+    scaleUp: { domainGpus: 8, bandwidthGBs: 450 },
+    scaleOutGBs: 50,
+    powerW: 400,
+    pricePerGpuHour: 1.0,
+    sources: [
+      {
+        url: 'https://www.semianalysis.com/p/nvidias-new-china-ai-chips-circumvent',
+        note: 'H20 (Hopper, export variant): 96 GB HBM3, 4.0 TB/s, BF16 148 / FP8 296 TFLOPS dense, NVLink 900 GB/s, 400 W',
+      },
+      ...PRICE_SOURCES,
+    ],
+    estimated: ['scaleOutGBs', 'pricePerGpuHour'],
+  },
+  {
+    id: 'gh200',
+    vendor: 'nvidia',
+    name: 'NVIDIA GH200 Grace Hopper Superchip 96GB',
+    memoryGiB: 96,
+    memoryBandwidthTBs: 4.0,
+    denseTflops: { bf16: 989.4, fp8: 1978.9, fp4: null },
+    // Most GH200 nodes hold one superchip (NVL2 and NVL32 systems have larger NVLink domains: a user catalog
+    // entry can say so).
+    scaleUp: { domainGpus: 1, bandwidthGBs: 450 },
+    scaleOutGBs: 50,
+    powerW: 1000,
+    pricePerGpuHour: 1.6,
+    sources: [
+      {
+        url: 'https://www.nvidia.com/en-us/data-center/grace-hopper-superchip/',
+        note:
+          'GH200: H100-class GPU (FP8 3,958 / BF16 1,979 TFLOPS with sparsity) with 96 GB HBM3 at 4 TB/s (a 144 GB ' +
+          'HBM3e variant has 4.9 TB/s), NVLink-C2C to the Grace CPU, 450–1,000 W module power',
+      },
+      ...PRICE_SOURCES,
+    ],
+    estimated: ['scaleUp', 'powerW', 'pricePerGpuHour'],
+  },
+  {
+    id: 'mi250x',
+    vendor: 'amd',
+    name: 'AMD Instinct MI250X, one GCD (ROCm shows each of its two dies as a GPU)',
+    memoryGiB: 64,
+    memoryBandwidthTBs: 1.6,
+    denseTflops: { bf16: 191.5, fp8: null, fp4: null },
+    // Four MI250X per node: 8 GCDs on Infinity Fabric (50–200 GB/s between pairs).
+    scaleUp: { domainGpus: 8, bandwidthGBs: 50 },
+    scaleOutGBs: 25,
+    powerW: 280,
+    pricePerGpuHour: 0.5,
+    sources: [
+      {
+        url: 'https://www.amd.com/en/products/accelerators/instinct/mi200/mi250x.html',
+        note:
+          'MI250X: 128 GB HBM2e, 3.2 TB/s, 383 TFLOPS FP16/BF16 and 560 W for the package of two GCDs (halved here ' +
+          'per GCD); no FP8',
+      },
+      ...PRICE_SOURCES,
+    ],
+    estimated: ['scaleUp', 'scaleOutGBs', 'powerW', 'pricePerGpuHour'],
   },
 ];

@@ -18,6 +18,13 @@ const REQUIRED_ACCELERATORS = [
   'mi325x',
   'mi355x',
   'rtx6000pro',
+  'a100',
+  'a100-40gb',
+  'l40s',
+  'l4',
+  'h20',
+  'gh200',
+  'mi250x',
 ];
 
 /** Paths of an object's leaves ("a.b"), for checking that `estimated` names real fields. */
@@ -57,9 +64,10 @@ describe('catalog data', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of REQUIRED_ACCELERATORS) expect(ids).toContain(id);
     for (const a of listAccelerators()) {
-      // fp8 is twice bf16 on every listed chip; a sparse figure slipping in would break the ratio.
-      expect(a.denseTflops.fp8 / a.denseTflops.bf16).toBeCloseTo(2, 1);
+      // fp8 is twice bf16 on every listed chip that has it; a sparse figure slipping in would break the ratio.
+      if (a.denseTflops.fp8 !== null) expect(a.denseTflops.fp8 / a.denseTflops.bf16).toBeCloseTo(2, 1);
     }
+    for (const id of ['a100', 'a100-40gb', 'mi250x']) expect(accelerator(id).denseTflops.fp8).toBeNull();
     expect(accelerator('h100').scaleUp).toEqual({ domainGpus: 8, bandwidthGBs: 450 });
     expect(accelerator('b200').scaleUp.bandwidthGBs).toBe(900);
     expect(accelerator('gb200').scaleUp.domainGpus).toBe(72);
@@ -110,9 +118,13 @@ describe('accelerator()', () => {
   });
 
   it('rejects unknown names with a CatalogError naming the known ids and the file to extend', () => {
-    expect(() => accelerator('h20')).toThrow(CatalogError);
-    expect(() => accelerator('h20')).toThrow(/unknown accelerator 'h20': known: h100, h200, .*mi355x/);
-    expect(() => accelerator('h20')).toThrow(/add it to src\/catalog\/accelerators\.ts/);
+    expect(() => accelerator('tpu-v5e')).toThrow(CatalogError);
+    expect(() => accelerator('tpu-v5e')).toThrow(
+      /unknown accelerator 'tpu-v5e': known: h100, h200, .*mi355x/,
+    );
+    expect(() => accelerator('tpu-v5e')).toThrow(
+      /add it in a catalog file of your own \(--catalog FILE, or \.infx\/catalog\.yaml; README § Catalog\) or to src\/catalog\/accelerators\.ts/,
+    );
     // An unknown suffix is not stripped: a typo must not silently resolve.
     expect(() => accelerator('h100-foo')).toThrow(/RUNNER_SUFFIXES in src\/catalog\/index\.ts/);
     expect(() => accelerator('')).toThrow(CatalogError);
@@ -148,7 +160,7 @@ describe('model()', () => {
     expect(() => model('llama4')).toThrow(
       /unknown model 'llama4': known: deepseek-ai\/DeepSeek-R1-0528 \(dsr1\)/,
     );
-    expect(() => model('llama4')).toThrow(/to src\/catalog\/models\.ts/);
+    expect(() => model('llama4')).toThrow(/in a catalog file of your own .* or to src\/catalog\/models\.ts/);
     // Suffix stripping never reduces a name to an unrelated model.
     expect(() => model('fp8')).toThrow(CatalogError);
   });

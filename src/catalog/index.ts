@@ -12,6 +12,9 @@ export class CatalogError extends Error {
 const ACCELERATOR_FILE = 'src/catalog/accelerators.ts';
 const MODEL_FILE = 'src/catalog/models.ts';
 const INDEX_FILE = 'src/catalog/index.ts';
+/** Where a user adds an entry without editing source (see user.ts). */
+const USER_CATALOG_HINT =
+  'a catalog file of your own (--catalog FILE, or .infx/catalog.yaml; README § Catalog)';
 
 /**
  * Suffixes the reference runner labels put after the hardware name (cluster, site, topology and purpose
@@ -55,10 +58,13 @@ function deepFreeze<T>(value: T): T {
 deepFreeze(ACCELERATORS);
 deepFreeze(MODELS);
 
+/** The built-in entries, then a user catalog's (user.ts): a user entry with a built-in id replaces it. */
+let accelerators: readonly AcceleratorSpec[] = ACCELERATORS;
+let models: readonly ModelSpec[] = MODELS;
 const acceleratorById = new Map<string, AcceleratorSpec>(ACCELERATORS.map((a) => [a.id, a]));
 
 function knownAccelerators(): string {
-  return ACCELERATORS.map((a) => a.id).join(', ');
+  return accelerators.map((a) => a.id).join(', ');
 }
 
 /** The base accelerator id of a name or runner label, or undefined. */
@@ -85,8 +91,8 @@ export function accelerator(name: string): AcceleratorSpec {
   if (spec === undefined) {
     throw new CatalogError(
       `unknown accelerator '${name}': known: ${knownAccelerators()} (runner labels may add the suffixes ` +
-        `${RUNNER_SUFFIXES.map((s) => `-${s}`).join(', ')}); add it to ${ACCELERATOR_FILE}, or a new runner ` +
-        `suffix to RUNNER_SUFFIXES in ${INDEX_FILE}`,
+        `${RUNNER_SUFFIXES.map((s) => `-${s}`).join(', ')}); add it in ${USER_CATALOG_HINT} or to ` +
+        `${ACCELERATOR_FILE}, or a new runner suffix to RUNNER_SUFFIXES in ${INDEX_FILE}`,
     );
   }
   return spec;
@@ -100,13 +106,16 @@ const basename = (id: string) => id.slice(id.lastIndexOf('/') + 1);
 
 /** Lower-cased names (ids, aliases and their basenames) to models; the first model to claim a name keeps it. */
 const modelByName = new Map<string, ModelSpec>();
-for (const m of MODELS) {
-  for (const name of [m.id, ...m.aliases]) {
-    for (const key of [name.toLowerCase(), basename(name).toLowerCase()]) {
-      if (!modelByName.has(key)) modelByName.set(key, m);
+function indexModels(list: readonly ModelSpec[], override: boolean): void {
+  for (const m of list) {
+    for (const name of [m.id, ...m.aliases]) {
+      for (const key of [name.toLowerCase(), basename(name).toLowerCase()]) {
+        if (override || !modelByName.has(key)) modelByName.set(key, m);
+      }
     }
   }
 }
+indexModels(MODELS, false);
 
 function lookupModel(name: string): ModelSpec | undefined {
   const s = name.trim().toLowerCase();
@@ -131,21 +140,45 @@ function lookupModel(name: string): ModelSpec | undefined {
 export function model(nameOrPrefix: string): ModelSpec {
   const spec = lookupModel(nameOrPrefix);
   if (spec === undefined) {
-    const known = MODELS.map((m) => (m.aliases[0] === undefined ? m.id : `${m.id} (${m.aliases[0]})`)).join(
-      ', ',
-    );
+    const known = models
+      .map((m) => (m.aliases[0] === undefined ? m.id : `${m.id} (${m.aliases[0]})`))
+      .join(', ');
     throw new CatalogError(
       `unknown model '${nameOrPrefix}': known: ${known}; add it, or the name as an alias of its base model, ` +
-        `to ${MODEL_FILE}`,
+        `in ${USER_CATALOG_HINT} or to ${MODEL_FILE}`,
     );
   }
   return spec;
 }
 
 export function listAccelerators(): readonly AcceleratorSpec[] {
-  return ACCELERATORS;
+  return accelerators;
 }
 
 export function listModels(): readonly ModelSpec[] {
-  return MODELS;
+  return models;
+}
+
+/**
+ * Adds entries (a user catalog's, see user.ts) to the catalog: an accelerator with a known id and a model
+ * whose names are known replace the earlier entries. Returns the ids that were replaced.
+ */
+export function addToCatalog(add: {
+  accelerators: readonly AcceleratorSpec[];
+  models: readonly ModelSpec[];
+}): { replaced: string[] } {
+  const replaced: string[] = [];
+  const newAccs = add.accelerators.map((a) => deepFreeze(structuredClone(a)));
+  for (const a of newAccs) {
+    if (acceleratorById.has(a.id)) replaced.push(a.id);
+    acceleratorById.set(a.id, a);
+  }
+  const newModels = add.models.map((m) => deepFreeze(structuredClone(m)));
+  for (const m of newModels) if (lookupModel(m.id) !== undefined) replaced.push(m.id);
+  indexModels(newModels, true);
+  const accIds = new Set(newAccs.map((a) => a.id));
+  accelerators = deepFreeze([...accelerators.filter((a) => !accIds.has(a.id)), ...newAccs]);
+  const modelIds = new Set(newModels.map((m) => m.id.toLowerCase()));
+  models = deepFreeze([...models.filter((m) => !modelIds.has(m.id.toLowerCase())), ...newModels]);
+  return { replaced };
 }

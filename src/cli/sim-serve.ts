@@ -105,7 +105,10 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
     .option('--seed <n>', 'seed of the acceptance draws', parseIntArg, 0)
     .option('--port <port>', 'port (0: any free port)', parseIntArg, 8000)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--served-model-name <name>', 'model name clients send (default --model)')
+    .option(
+      '--served-model-name <name>',
+      "model name clients must send; others get 404, as from vLLM (default: --model as given, or the row's model)",
+    )
     .option(
       '--max-model-len <n>',
       'longest prompt + output accepted (default the model context)',
@@ -120,7 +123,7 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
     )
     .action(async (flags: ServeFlags) => {
       try {
-        const setup = await serveSetup(flags, overridesOf(flags));
+        const { setup, servedName } = await serveSetup(flags, overridesOf(flags));
         if (flags.faultNoStart) {
           io.stderr('error: simulated start-up failure (--fault-no-start): CUDA out of memory\n');
           setExit(1);
@@ -142,7 +145,7 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
           port: flags.port,
           host: flags.host,
           tokenize: tokenizer.encode,
-          ...(flags.servedModelName ? { servedModelName: flags.servedModelName } : {}),
+          servedModelName: flags.servedModelName ?? servedName,
           ...(flags.maxModelLen ? { maxModelLen: flags.maxModelLen } : {}),
           log: (line) => io.stderr(`${line}\n`),
           ...(crashAfter

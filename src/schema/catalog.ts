@@ -23,7 +23,7 @@ export const AcceleratorSpecSchema = z.strictObject({
   /** Dense (no sparsity) tensor throughput, TFLOP/s; null where the chip has no such format. */
   denseTflops: z.strictObject({
     bf16: z.number().positive(),
-    fp8: z.number().positive(),
+    fp8: z.number().positive().nullable(),
     fp4: z.number().positive().nullable(),
   }),
   /** Scale-up domain (NVLink / Infinity Fabric): GPUs in one domain and per-GPU unidirectional GB/s. */
@@ -89,3 +89,13 @@ export const ModelSpecSchema = z.strictObject({
   estimated: z.array(z.string()),
 });
 export type ModelSpec = z.infer<typeof ModelSpecSchema>;
+
+/**
+ * A user catalog file (`--catalog FILE`, `$INFX_CATALOG` or `.infx/catalog.yaml`): accelerators and models of
+ * one's own, with the built-in entries' fields; an entry with a built-in id replaces it.
+ */
+export const UserCatalogSchema = z.strictObject({
+  accelerators: z.array(AcceleratorSpecSchema).default([]),
+  models: z.array(ModelSpecSchema).default([]),
+});
+export type UserCatalog = z.infer<typeof UserCatalogSchema>;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { UserCatalogSchema } from './catalog.ts';
 import { ChangelogEntrySchema } from './changelog-entry.ts';
 import { CheckReportSchema } from './check-finding.ts';
 import { CiPriorityPolicySchema } from './ci-priority.ts';
@@ -30,6 +31,11 @@ export const SCHEMAS = {
     schema: MasterConfigFileSchema,
     io: 'input',
     about: 'a master config file: config key → entry',
+  },
+  catalog: {
+    schema: UserCatalogSchema,
+    io: 'input',
+    about: 'a user catalog file: accelerators and models to add to the built-in catalog (--catalog FILE)',
   },
   'master-entry': {
     schema: MasterEntrySchema,

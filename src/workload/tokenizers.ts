@@ -1,17 +1,51 @@
+import { existsSync } from 'node:fs';
 import { fingerprintOf, type LoadedTokenizer } from './fingerprint.ts';
+import { findInHubCache, looksLikeModelId } from './hf-cache.ts';
 
 /**
  * Loading the tokenizer a workload counts tokens with: the built-in `o200k_base` (a real BPE vocabulary,
- * no files needed) or a local Hugging Face model directory. Both encode without adding special tokens.
+ * no files needed), a local Hugging Face model directory, or a model id found in the local Hugging Face
+ * cache (hf-cache.ts). All encode without adding special tokens. Never a network call.
  */
 
 export type { LoadedTokenizer } from './fingerprint.ts';
 
 export const BUILTIN_TOKENIZER = 'o200k_base';
 
-/** `path` absent: the built-in o200k_base. Otherwise a model directory or a path to its tokenizer.json. */
-export async function loadTokenizer(opts: { path?: string } = {}): Promise<LoadedTokenizer> {
-  if (opts.path === undefined || opts.path === '') {
+export interface TokenizerRequest {
+  /** A model directory, a tokenizer.json, or a model id (org/name) looked up in the local HF cache. */
+  path?: string | undefined;
+  /** A model id to look up in the local HF cache when no path is given (a real engine's model). */
+  model?: string | undefined;
+  /** Told when a model's tokenizer is not in the cache and the built-in one is used instead. */
+  warn?: (message: string) => void;
+}
+
+/**
+ * Nothing given: the built-in o200k_base. A path that exists: that model directory or tokenizer.json. A
+ * model id (given as `path`, or as `model`): its snapshot in the local Hugging Face cache; when it is not
+ * there, the built-in tokenizer, with a warning that says so and how to fetch the right one.
+ */
+export async function loadTokenizer(opts: TokenizerRequest = {}): Promise<LoadedTokenizer> {
+  const asked = opts.path || undefined;
+  const id =
+    asked === undefined
+      ? opts.model || undefined
+      : !existsSync(asked) && looksLikeModelId(asked)
+        ? asked
+        : undefined;
+  if (id !== undefined) {
+    const found = findInHubCache(id);
+    if (found.dir !== null) return loadTokenizer({ path: found.dir });
+    opts.warn?.(
+      `warning: the tokenizer of ${id} is not in the local Hugging Face cache (${found.repoDir}); token counts ` +
+        `use the built-in ${BUILTIN_TOKENIZER} instead. To count with ${id}'s own tokenizer, fetch it once ` +
+        `(\`hf download ${id} tokenizer.json tokenizer_config.json\`, or \`huggingface-cli download …\`; ` +
+        'HF_HOME sets the cache) or pass --tokenizer DIR',
+    );
+    return loadTokenizer();
+  }
+  if (asked === undefined) {
     builtin ??= loadBuiltin().catch((err: unknown) => {
       builtin = undefined;
       throw err;
@@ -20,7 +54,7 @@ export async function loadTokenizer(opts: { path?: string } = {}): Promise<Loade
   }
   // Its libraries (@huggingface/tokenizers, jinja) load only for a tokenizer that needs them.
   const { loadHuggingFaceTokenizer } = await import('./hf-tokenizer.ts');
-  return loadHuggingFaceTokenizer(opts.path);
+  return loadHuggingFaceTokenizer(asked);
 }
 
 let builtin: Promise<LoadedTokenizer> | undefined;

@@ -134,7 +134,9 @@ function gemmTflops(acc: AcceleratorSpec, p: Precision): { tflops: number; eff: 
   if (p === 'fp4' && acc.denseTflops.fp4 !== null)
     return { tflops: acc.denseTflops.fp4, eff: GEMM_EFFICIENCY.fp4 };
   // No FP4 tensor cores (H100/H200/MI300X): FP4 weights are dequantized into FP8 GEMMs.
-  if (p === 'fp4' || p === 'fp8') return { tflops: acc.denseTflops.fp8, eff: GEMM_EFFICIENCY.fp8 };
+  if ((p === 'fp4' || p === 'fp8') && acc.denseTflops.fp8 !== null)
+    return { tflops: acc.denseTflops.fp8, eff: GEMM_EFFICIENCY.fp8 };
+  // No FP8 tensor format (A100, MI250X): quantized weights are computed in BF16 (weight-only kernels).
   return { tflops: acc.denseTflops.bf16, eff: GEMM_EFFICIENCY.bf16 };
 }
 

@@ -177,6 +177,11 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
     lock: Locked | null,
   ): boolean {
     const req = readGenerationRequest(endpoint, body);
+    // As vLLM: a model it does not serve is a 404, not silently served as the one it does.
+    if (typeof body.model === 'string' && body.model !== served) {
+      json(res, 404, errorBody(`The model \`${body.model}\` does not exist.`, 'NotFoundError', 404, 'model'));
+      return false;
+    }
     const text = promptText(endpoint, body);
     const ids = opts.tokenize?.(text);
     const promptTokens = Math.max(1, ids ? ids.length : req.promptTokens);

@@ -20,22 +20,32 @@ export function setupFromRow(row: MatrixRow): SimSetup | DisaggSetup {
 
 /**
  * The engine to serve: a matrix row (`--point`) or a model and hardware, with engine settings from flags
- * laid over it; for a disaggregated row they apply to both pools.
+ * laid over it; for a disaggregated row they apply to both pools. `servedName` is the model name clients
+ * must send, as vLLM serves what its --model says: the row's `model`, or the --model given.
  */
 export async function serveSetup(
   from: { point?: string | undefined; model?: string | undefined; hardware?: string | undefined },
   overrides: Partial<SimSetup>,
-): Promise<SimSetup | DisaggSetup> {
+): Promise<{ setup: SimSetup | DisaggSetup; servedName: string }> {
   let base: SimSetup | DisaggSetup;
-  if (from.point) base = setupFromRow(await readPointFile(from.point));
-  else if (from.model && from.hardware) base = { model: from.model, hardware: from.hardware };
-  else throw new ServeSetupError('give --model and --hardware, or --point row.json (a matrix row)');
+  let servedName: string;
+  if (from.point) {
+    const row = await readPointFile(from.point);
+    base = setupFromRow(row);
+    servedName = row.model;
+  } else if (from.model && from.hardware) {
+    base = { model: from.model, hardware: from.hardware };
+    servedName = from.model;
+  } else throw new ServeSetupError('give --model and --hardware, or --point row.json (a matrix row)');
   if ('prefill' in base)
     return {
-      prefill: { ...base.prefill, setup: { ...base.prefill.setup, ...overrides } },
-      decode: { ...base.decode, setup: { ...base.decode.setup, ...overrides } },
+      setup: {
+        prefill: { ...base.prefill, setup: { ...base.prefill.setup, ...overrides } },
+        decode: { ...base.decode, setup: { ...base.decode.setup, ...overrides } },
+      },
+      servedName,
     };
-  return { ...base, ...overrides };
+  return { setup: { ...base, ...overrides }, servedName };
 }
 
 export async function readPointFile(path: string): Promise<MatrixRow> {

@@ -1,0 +1,117 @@
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import yaml from 'js-yaml';
+import { type UserCatalog, UserCatalogSchema } from '../schema/catalog.ts';
+import { addToCatalog, CatalogError } from './index.ts';
+
+/**
+ * A user catalog: accelerators and models of one's own, in a YAML (or JSON) file with the built-in entries'
+ * fields (`infx schema catalog`), added to the catalog without editing source. An entry with a built-in id
+ * replaces it. Found from `--catalog FILE`, else `$INFX_CATALOG`, else `.infx/catalog.yaml` when present.
+ */
+
+export const USER_CATALOG_DEFAULT = '.infx/catalog.yaml';
+export const USER_CATALOG_ENV = 'INFX_CATALOG';
+/** A catalog is a few entries; anything far larger is not one. */
+const MAX_BYTES = 4 * 1024 * 1024;
+
+function readBounded(file: string): string {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new CatalogError(
+      e.code === 'ENOENT'
+        ? `catalog file '${file}' does not exist`
+        : `cannot read catalog file '${file}': ${e.message}`,
+    );
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new CatalogError(`catalog file '${file}' is not a regular file`);
+    if (st.size > MAX_BYTES)
+      throw new CatalogError(
+        `catalog file '${file}' is ${st.size} bytes; a catalog may hold at most ${MAX_BYTES}`,
+      );
+    const buf = Buffer.alloc(st.size);
+    let read = 0;
+    while (read < st.size) {
+      const n = readSync(fd, buf, read, st.size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buf.subarray(0, read).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const where = (path: readonly PropertyKey[]) =>
+  path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
+
+/** Reads and checks a catalog file; throws a CatalogError naming the file and the key path of every problem. */
+export function readUserCatalog(file: string): UserCatalog {
+  const text = readBounded(file);
+  let doc: unknown;
+  try {
+    doc = yaml.load(text, { filename: file, schema: yaml.JSON_SCHEMA }) ?? {};
+  } catch (err) {
+    throw new CatalogError(`catalog file ${(err as Error).message}`);
+  }
+  const parsed = UserCatalogSchema.safeParse(doc);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `  ${where(i.path) || '(top level)'}: ${i.message}`);
+    throw new CatalogError(
+      `catalog file '${file}' is not a catalog (accelerators: and models: lists of entries like the built-in ` +
+        `ones, see \`infx schema catalog\`):\n${problems.join('\n')}`,
+    );
+  }
+  const ids = new Set<string>();
+  for (const a of parsed.data.accelerators) {
+    if (ids.has(a.id))
+      throw new CatalogError(`catalog file '${file}': accelerator '${a.id}' is listed twice`);
+    ids.add(a.id);
+  }
+  return parsed.data;
+}
+
+/**
+ * Adds a user catalog to the catalog: `file` when given, else $INFX_CATALOG, else .infx/catalog.yaml when it
+ * exists. Returns what was loaded (null when there was nothing to load). The resolved path is put in
+ * $INFX_CATALOG so every process infx starts (engines, sweep points) sees the same catalog.
+ */
+export function useUserCatalog(
+  file: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  exists: (path: string) => boolean = defaultExists,
+): { file: string; accelerators: string[]; models: string[]; replaced: string[] } | null {
+  const chosen =
+    file ?? env[USER_CATALOG_ENV] ?? (exists(USER_CATALOG_DEFAULT) ? USER_CATALOG_DEFAULT : undefined);
+  if (chosen === undefined || chosen === '') return null;
+  const path = resolve(chosen);
+  const earlier = loaded.get(path);
+  if (earlier) return earlier;
+  const catalog = readUserCatalog(path);
+  const { replaced } = addToCatalog(catalog);
+  env[USER_CATALOG_ENV] = path;
+  const result = {
+    file: path,
+    accelerators: catalog.accelerators.map((a) => a.id),
+    models: catalog.models.map((m) => m.id),
+    replaced,
+  };
+  loaded.set(path, result);
+  return result;
+}
+
+/** Catalogs already added in this process (a second call with the same file changes nothing). */
+const loaded = new Map<string, NonNullable<ReturnType<typeof useUserCatalog>>>();
+
+function defaultExists(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
