@@ -14,8 +14,16 @@ export const WORKLOADS: [number, number][] = [
   [1024, 1024],
   [8192, 1024],
 ];
-/** Every accelerator of the catalog, as runner labels. */
-export const RUNNERS = listAccelerators().map((a) => a.id);
+/** Ten accelerators of the catalog, as runner labels (a fixed ten: the catalog grows, the benchmark must not). */
+export const RUNNERS = listAccelerators()
+  .map((a) => a.id)
+  .filter((id) =>
+    ['h100', 'h200', 'b200', 'b300', 'gb200', 'gb300', 'mi300x', 'mi325x', 'mi355x', 'rtx6000pro'].includes(
+      id,
+    ),
+  );
+if (RUNNERS.length !== 10)
+  throw new Error(`bench/store-data: expected 10 accelerators, found ${RUNNERS.join(', ')}`);
 const FRAMEWORKS = ['sglang', 'vllm'];
 const TOPOLOGIES: [number, number][] = [
   [1, 1],
