@@ -1,4 +1,6 @@
 import { Command, CommanderError } from 'commander';
+import { CatalogError } from '../catalog/index.ts';
+import { USER_CATALOG_DEFAULT, USER_CATALOG_ENV, useUserCatalog } from '../catalog/user.ts';
 import type { CliIO } from './io.ts';
 
 /**
@@ -18,7 +20,45 @@ export function newProgram(io: CliIO, version: string): Command {
       .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
       // Each command owns the options after its name (`sweep` and `sweep point` both have --out).
       .enablePositionalOptions()
+      .option(
+        '--catalog <file>',
+        `a user catalog of accelerators and models to add (\`infx schema catalog\`; default: $${USER_CATALOG_ENV}, ` +
+          `else ${USER_CATALOG_DEFAULT} when present)`,
+      )
+      .hook('preAction', (program) => {
+        try {
+          useUserCatalog(program.opts<{ catalog?: string }>().catalog);
+        } catch (err) {
+          if (err instanceof CatalogError) throw new CatalogLoadError(err.message);
+          throw err;
+        }
+      })
   );
+}
+
+/** A user catalog that cannot be used: the command does not run (exit 1, as for any bad input). */
+class CatalogLoadError extends Error {}
+
+/**
+ * `--catalog FILE` is the program's option, but people write it after the command too (`infx check …
+ * --catalog f.yaml`): no command has an option of that name, so it is moved to the front, up to a `--`.
+ */
+export function hoistCatalogFlag(argv: readonly string[]): string[] {
+  const front: string[] = [];
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (a === '--catalog' && i + 1 < argv.length) {
+      front.push(a, argv[i + 1] as string);
+      i++;
+    } else if (a.startsWith('--catalog=')) front.push(a);
+    else rest.push(a);
+  }
+  return [...front, ...rest];
 }
 
 /** Parses argv with the registered commands; returns the exit code (`exitCode()` once a command ran). */
@@ -36,8 +76,12 @@ export async function parseProgram(
     cmd.commands.forEach(configure);
   });
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(hoistCatalogFlag(argv), { from: 'user' });
   } catch (err) {
+    if (err instanceof CatalogLoadError) {
+      io.stderr(`infx: ${err.message}\n`);
+      return 1;
+    }
     if (err instanceof CommanderError) {
       if (
         err.code === 'commander.helpDisplayed' ||
