@@ -250,6 +250,6 @@ export function formatOutcome(o: PointOutcome): string {
   return (
     `${head}: ${fmt(p.throughputPerGpu)} tok/s/GPU (${fmt(p.outputThroughputPerGpu)} output), ` +
     `${fmt(p.interactivity, 1)} tok/s/user, TTFT ${fmt(p.ttftMs.median)} ms, E2E ${fmt(p.e2eMs.median)} ms ` +
-    `(median; ${p.gpus} GPUs${p.preemptions > 0 ? `, ${p.preemptions} preemptions` : ''})`
+    `(median; ${p.gpus} GPU${p.gpus === 1 ? '' : 's'}${p.preemptions > 0 ? `, ${p.preemptions} preemption${p.preemptions === 1 ? '' : 's'}` : ''})`
   );
 }
