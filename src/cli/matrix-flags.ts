@@ -1,4 +1,4 @@
-import { type Command, Option } from 'commander';
+import { Command, Option } from 'commander';
 import type { FullSweepOptions } from '../matrix/generate.ts';
 import { SEQ_LEN_NAMES, type SeqLenName } from '../matrix/naming.ts';
 import { SCENARIO_TYPES, type ScenarioType } from '../schema/enums.ts';
@@ -77,3 +77,7 @@ export const fullSweepOptions = (f: FullSweepFlags): FullSweepOptions => ({
   singleNode: f.singleNode,
   multiNode: f.multiNode,
 });
+
+/** The long names of the generator's filter flags (as registered above), for commands that must refuse them. */
+export const filterFlagNames = (): string[] =>
+  fullSweepFlags(rowFilterFlags(new Command())).options.flatMap((o) => (o.long ? [o.long] : []));

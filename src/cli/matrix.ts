@@ -60,7 +60,7 @@ async function emit(request: () => GeneratorRequest, io: CliIO): Promise<number>
   }
 }
 
-function request(flags: SharedFlags) {
+function request(flags: SharedFlags, io: CliIO) {
   return {
     configFiles: flags.configFiles,
     runnerConfig: flags.runnerConfig,
@@ -71,6 +71,8 @@ function request(flags: SharedFlags) {
       allEvals: flags.allEvals,
     }),
     evalGrouping: flags.evalGrouping,
+    // Stdout stays the reference's JSON; a filter that matches nothing is said on stderr.
+    warn: (message: string) => io.stderr(`warning: ${message}\n`),
   };
 }
 
@@ -87,7 +89,7 @@ export function registerMatrix(program: Command, io: CliIO, setExit: (code: numb
     setExit(
       await emit(
         () => ({
-          ...request(flags),
+          ...request(flags, io),
           command: 'full-sweep',
           options: fullSweepOptions(flags),
         }),
@@ -106,7 +108,7 @@ export function registerMatrix(program: Command, io: CliIO, setExit: (code: numb
     setExit(
       await emit(
         () => ({
-          ...request(flags),
+          ...request(flags, io),
           command: 'test-config',
           options: { ...rowFilterOptions(flags), configKeys: flags.configKeys, conc: flags.conc },
         }),

@@ -17,14 +17,14 @@ import { collectInts, nonNegativeInt, positiveInt } from './common.ts';
 import type { CliIO } from './io.ts';
 import {
   type FullSweepFlags,
+  filterFlagNames,
   fullSweepFlags,
   fullSweepOptions,
   rowFilterFlags,
-  rowFilterOptions,
 } from './matrix-flags.ts';
 import { sweepErrorCode, UsageError } from './sweep-errors.ts';
 import { benchDefaults, engineDefaults, faultRules, type PointFlags, pointFlags } from './sweep-flags.ts';
-import { lockRun, runAndReport } from './sweep-run.ts';
+import { lockRun, notePreflight, runAndReport } from './sweep-run.ts';
 import { registerSweepTools } from './sweep-tools.ts';
 
 /** `infx sweep`: run a matrix, one fresh engine per point, into a run directory. */
@@ -50,9 +50,32 @@ interface SweepFlags extends PointFlags, FullSweepFlags {
   slurmTime: number;
 }
 
-function source(f: SweepFlags): SweepSource {
+/** The long names of the options given on the command line (or the environment), not left at a default. */
+function givenFlags(cmd: Command): string[] {
+  return cmd.options.flatMap((o) => {
+    const src = cmd.getOptionValueSource(o.attributeName());
+    return o.long && src !== undefined && src !== 'default' ? [o.long] : [];
+  });
+}
+
+/** Flags that only choose rows from master configs: a matrix file's rows are already chosen. */
+const CONFIG_ONLY = ['--config-keys', '--conc', '--runner-config'];
+
+/**
+ * No flag is silently ignored: with --matrix the generator's filters are refused (exit 2), and with
+ * --config-keys every filter still applies (src/matrix/filters.ts), exactly as without it.
+ */
+function source(f: SweepFlags, given: readonly string[], io: CliIO): SweepSource {
   if (f.matrix) {
     if (f.configFiles) throw new UsageError('give --matrix or --config-files, not both');
+    const filters = new Set([...filterFlagNames(), ...CONFIG_ONLY]);
+    const refused = given.filter((g) => filters.has(g));
+    if (refused.length > 0)
+      throw new UsageError(
+        `${refused.join(', ')} ${refused.length === 1 ? 'selects' : 'select'} rows from master configs, but --matrix ${f.matrix} ` +
+          'runs the rows of a matrix file as they are: drop the filter, or give --config-files instead of --matrix ' +
+          '(or filter the matrix with infx matrix first)',
+      );
     return { kind: 'matrix', file: f.matrix };
   }
   if (!f.configFiles)
@@ -62,15 +85,29 @@ function source(f: SweepFlags): SweepSource {
     runnerConfig: f.runnerConfig,
     evalMode: 'no-evals' as const,
     evalGrouping: 'reference' as const,
+    warn: (message: string) => io.stderr(`warning: ${message}\n`),
   };
+  const options = { ...fullSweepOptions(f), conc: f.conc };
   const request: GeneratorRequest = f.configKeys
-    ? {
-        ...base,
-        command: 'test-config',
-        options: { ...rowFilterOptions(f), configKeys: f.configKeys, conc: f.conc },
-      }
-    : { ...base, command: 'full-sweep', options: fullSweepOptions(f) };
+    ? { ...base, command: 'test-config', options: { ...options, configKeys: f.configKeys } }
+    : { ...base, command: 'full-sweep', options };
   return { kind: 'configs', request };
+}
+
+/**
+ * --resume runs what is missing from the run as it was planned and recorded: the points, and how each runs
+ * (engine, time scale, prompts, executor) are read from the run directory, so every flag but --out and
+ * --retries (which applies to the attempts still to come) would be ignored: it is refused instead.
+ */
+function checkResumeFlags(given: readonly string[]): void {
+  const applied = new Set(['--resume', '--out', '--retries']);
+  const refused = given.filter((g) => !applied.has(g));
+  if (refused.length > 0)
+    throw new UsageError(
+      `--resume runs what is missing from the earlier run as it recorded it (its points, engine and client ` +
+        `settings), so ${refused.join(', ')} would be ignored: drop ${refused.length === 1 ? 'it' : 'them'} ` +
+        `(only --out and --retries apply to a resume), or start a new run without --resume`,
+    );
 }
 
 function runOptions(f: SweepFlags): RunOptions {
@@ -95,17 +132,25 @@ function runOptions(f: SweepFlags): RunOptions {
   };
 }
 
-async function sweep(f: SweepFlags, io: CliIO, version: string): Promise<number> {
+async function sweep(f: SweepFlags, given: readonly string[], io: CliIO, version: string): Promise<number> {
   if (f.resume) {
+    checkResumeFlags(given);
     const runDir = safeJoin(f.out, checkRunId(f.resume));
     if (!existsSync(manifestPath(runDir)))
       throw new UsageError(
         `--resume ${f.resume}: no run ${f.resume} in ${f.out} (no ${manifestPath(runDir)})`,
       );
-    return runAndReport(runDir, 'missing', io, {}, lockRun(runDir, `infx sweep --resume ${f.resume}`, io));
+    const overrides = given.includes('--retries') ? { retries: f.retries } : {};
+    return runAndReport(
+      runDir,
+      'missing',
+      io,
+      overrides,
+      lockRun(runDir, `infx sweep --resume ${f.resume}`, io),
+    );
   }
   const req: NewRunRequest = {
-    source: source(f),
+    source: source(f, given, io),
     outDir: f.out,
     runId: f.runId,
     seed: f.seed,
@@ -118,6 +163,7 @@ async function sweep(f: SweepFlags, io: CliIO, version: string): Promise<number>
   const planned = await planRun(req);
   if (f.dryRun) {
     io.stdout(formatPlan(planned.manifest, await plannedLaunches(planned.manifest, planned.runDir)));
+    await notePreflight(planned.manifest, io);
     return 0;
   }
   // The run's lock first: of two sweeps started at once with one --run-id, exactly one writes the run.
@@ -143,8 +189,15 @@ function sourceFlags(cmd: Command): Command {
       cmd
         .option('--config-files <files...>', 'master config YAML files (as infx matrix)')
         .option('--runner-config <path>', 'runner config', DEFAULT_RUNNER_CONFIG)
-        .option('--config-keys <keys...>', 'only these config keys or globs (as infx matrix test-config)')
-        .option('--conc <values...>', 'with --config-keys: only these concurrencies', collectInts),
+        .option(
+          '--config-keys <keys...>',
+          'only these config keys or globs (as infx matrix test-config); every other filter still applies',
+        )
+        .option(
+          '--conc <values...>',
+          'only these concurrencies (with or without --config-keys; after --min-conc/--max-conc)',
+          collectInts,
+        ),
     ),
   ).option('--matrix <rows.json>', 'run the rows of a matrix file (infx matrix output) instead');
 }
@@ -182,9 +235,9 @@ export function registerSweep(program: Command, io: CliIO, setExit: (code: numbe
       .option('--slurm-gpus-per-node <n>', 'GPUs per node (sizes multi-node jobs)', positiveInt, 8)
       .option('--slurm-arg <args...>', 'extra sbatch options, e.g. --slurm-arg=--partition=gpu')
       .option('--slurm-time <minutes>', 'time limit of each job', positiveInt, 240),
-  ).action(async (flags: SweepFlags) => {
+  ).action(async (flags: SweepFlags, self: Command) => {
     try {
-      setExit(await sweep(flags, io, version));
+      setExit(await sweep(flags, givenFlags(self), io, version));
     } catch (err) {
       setExit(sweepErrorCode(err, io));
     }

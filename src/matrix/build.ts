@@ -6,13 +6,9 @@ import type { MatrixRow } from '../schema/matrix-row.ts';
 import type { RunnerConfig } from '../schema/runners.ts';
 import { MatrixError } from './errors.ts';
 import { applyEvalMode, type EvalGrouping, type EvalMode } from './evals.ts';
-import {
-  checkFullSweepOptions,
-  type FullSweepOptions,
-  fullSweep,
-  type TestConfigOptions,
-  testConfig,
-} from './generate.ts';
+import { filterWarnings } from './filter-warnings.ts';
+import { checkFullSweepOptions } from './filters.ts';
+import { type FullSweepOptions, fullSweep, type TestConfigOptions, testConfig } from './generate.ts';
 import { TooManyRowsError } from './limits.ts';
 
 /** One generator invocation end to end: flags → loaded configs → rows → eval policy (matrix-spec §5.4). */
@@ -42,6 +38,8 @@ export interface MatrixRequest {
   cache?: boolean | undefined;
   evalMode: EvalMode;
   evalGrouping: EvalGrouping;
+  /** Told each filter value that matches nothing, with the closest existing values (for stderr). */
+  warn?: ((message: string) => void) | undefined;
 }
 
 export type GeneratorRequest =
@@ -78,7 +76,7 @@ export async function buildMatrix(
   onKey?: (key: string) => void,
 ): Promise<MatrixRow[]> {
   // Flag errors come before any file is read, as in the reference.
-  if (req.command === 'full-sweep') checkFullSweepOptions(req.options);
+  checkFullSweepOptions(req.options);
   const cache = req.cache === false ? undefined : openParseCache(defaultCacheDir());
   const { configs, runners } = await loadInputs(req.configFiles, req.runnerConfig, { cache });
   let rows: MatrixRow[];
@@ -92,5 +90,6 @@ export async function buildMatrix(
     const d = await err.diagnostic();
     throw new ConfigError(`config '${err.key}' in ${err.file}: too many matrix rows`, [d]);
   }
+  if (req.warn) for (const w of filterWarnings(configs, runners, req, rows)) req.warn(w);
   return applyEvalMode(rows, req.evalMode, req.evalGrouping);
 }

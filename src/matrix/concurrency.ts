@@ -96,16 +96,3 @@ export function agenticConcs(e: ConcSource, step: number, f: ConcFilters): numbe
   );
   return values.length > 0 ? values : undefined;
 }
-
-/**
- * test-config: the list if the key is present (even when empty), else the range with step 2; then
- * intersected with `--conc` in config order.
- */
-export function testConfigConcs(e: ConcSource, only: readonly number[] | undefined): number[] | undefined {
-  const values =
-    e['conc-list'] != null ? [...e['conc-list']] : expandRange(e['conc-start']!, e['conc-end']!, 2);
-  if (!only) return values;
-  const wanted = new Set(only);
-  const kept = values.filter((c) => wanted.has(c));
-  return kept.length > 0 ? kept : undefined;
-}

@@ -20,12 +20,21 @@ import type { RunnerConfig } from '../schema/runners.ts';
 import {
   agenticConcs,
   type ConcFilters,
+  type ConcSource,
   multiNodeFixedConcs,
   singleNodeFixedConcs,
-  testConfigConcs,
 } from './concurrency.ts';
 import { type DramRequest, totalCpuDramGb } from './dram.ts';
 import { MatrixError } from './errors.ts';
+import {
+  type ConfigFilters,
+  checkFullSweepOptions,
+  checkRunnerTypes,
+  configKept,
+  onlyConcs,
+  type PointFilters,
+  singleNodeEp,
+} from './filters.ts';
 import { expandConfigKeys } from './keys.ts';
 import { MAX_MATRIX_ROWS, TooManyRowsError } from './limits.ts';
 import {
@@ -49,23 +58,12 @@ export interface CommonOptions {
   seqLens?: readonly SeqLenName[] | undefined;
 }
 
-export interface FullSweepOptions extends CommonOptions {
-  modelPrefix?: readonly string[] | undefined;
-  precision?: readonly string[] | undefined;
-  framework?: readonly string[] | undefined;
-  runnerType?: readonly string[] | undefined;
-  stepSize?: number | undefined;
-  minConc?: number | undefined;
-  maxConc?: number | undefined;
-  maxTp?: number | undefined;
-  maxEp?: number | undefined;
-  singleNode?: boolean | undefined;
-  multiNode?: boolean | undefined;
-}
+export type { ConfigFilters, PointFilters };
 
-export interface TestConfigOptions extends CommonOptions {
+export interface FullSweepOptions extends CommonOptions, ConfigFilters, PointFilters {}
+
+export interface TestConfigOptions extends CommonOptions, ConfigFilters, PointFilters {
   configKeys: readonly string[];
-  conc?: readonly number[] | undefined;
 }
 
 /** How one subcommand picks concurrencies and runners; the row builders are shared. */
@@ -326,12 +324,48 @@ function multiNodeAgenticRows(
   }
 }
 
-/** Flag combinations full-sweep rejects before reading any file, as the reference does. */
-export function checkFullSweepOptions(opts: FullSweepOptions): void {
-  if ((opts.stepSize ?? 2) <= 1) throw new MatrixError('--step-size must be greater than 1', { usage: true });
-  if (opts.minConc !== undefined && opts.maxConc !== undefined && opts.minConc > opts.maxConc) {
-    throw new MatrixError('--min-conc must be less than or equal to --max-conc', { usage: true });
-  }
+/**
+ * Concurrencies per row kind: full-sweep's rules (matrix-spec §3), then `--conc`. test-config differs only
+ * in taking an empty `conc-list` at its word (no points) where full-sweep falls back to the range; with no
+ * bounds and step 2 both are the config's list, else its range by 2 (the reference test-config).
+ */
+function concExpansion(
+  opts: PointFilters,
+  emptyListIsEmpty: boolean,
+): Pick<Expansion, 'multiFixed' | 'agentic'> & {
+  singleConcs(e: SingleNodeSearchSpace): number[] | undefined;
+} {
+  const step = opts.stepSize ?? 2;
+  const filters: ConcFilters = { minConc: opts.minConc, maxConc: opts.maxConc };
+  const guard =
+    (expand: (e: ConcSource) => number[] | undefined) =>
+    (e: ConcSource): number[] | undefined =>
+      emptyListIsEmpty && e['conc-list'] != null && e['conc-list'].length === 0
+        ? undefined
+        : onlyConcs(expand(e), opts.conc);
+  return {
+    singleConcs: guard((e) => singleNodeFixedConcs(e, step, filters)),
+    multiFixed: guard((e) => multiNodeFixedConcs(e, step, filters)),
+    agentic: guard((e) => agenticConcs(e, step, filters)),
+  };
+}
+
+function expansion(
+  opts: PointFilters,
+  runners: (label: string) => string[],
+  emptyListIsEmpty: boolean,
+): Expansion {
+  const { singleConcs, ...rest } = concExpansion(opts, emptyListIsEmpty);
+  return {
+    runners,
+    singleFixed(e) {
+      const ep = singleNodeEp(e, opts);
+      if (ep === undefined) return undefined;
+      const concs = singleConcs(e);
+      return concs ? { concs, ep } : undefined;
+    },
+    ...rest,
+  };
 }
 
 export function fullSweep(
@@ -341,44 +375,23 @@ export function fullSweep(
   onKey?: (key: string) => void,
 ): MatrixRow[] {
   checkFullSweepOptions(opts);
-  const step = opts.stepSize ?? 2;
-  if (opts.runnerType) {
-    const invalid = [...new Set(opts.runnerType.filter((r) => !(r in runners.labels)))];
-    if (invalid.length > 0) {
-      const valid = Object.keys(runners.labels).sort().join(', ');
-      throw new MatrixError(
-        `Invalid runner type(s): {${invalid.map((r) => `'${r}'`).join(', ')}}. Valid runner types are: ${valid}`,
-      );
-    }
-  }
-  const bothNodeTypes = !opts.singleNode && !opts.multiNode;
-  const filters: ConcFilters = { minConc: opts.minConc, maxConc: opts.maxConc };
-  const x: Expansion = {
-    runners: (label) => fullSweepRunners(runners, label, opts.runnerNodeFilter),
-    singleFixed(e) {
-      if (opts.maxTp !== undefined && (opts.maxTp <= 0 || e.tp > opts.maxTp)) return undefined;
-      let ep = e.ep ?? 1;
-      if (opts.maxEp !== undefined) {
-        if (opts.maxEp <= 0) return undefined;
-        if (e.ep != null && e.ep > opts.maxEp) ep = opts.maxEp;
-      }
-      const concs = singleNodeFixedConcs(e, step, filters);
-      return concs ? { concs, ep } : undefined;
-    },
-    multiFixed: (e) => multiNodeFixedConcs(e, step, filters),
-    agentic: (e) => agenticConcs(e, step, filters),
-  };
+  checkRunnerTypes(opts, runners);
+  const x = expansion(opts, (label) => fullSweepRunners(runners, label, opts.runnerNodeFilter), false);
   const rows: MatrixRow[] = [];
   for (const ce of configs.entries) {
-    const c = ce.entry;
-    if (opts.modelPrefix && !opts.modelPrefix.some((p) => ce.key.startsWith(p))) continue;
-    if (opts.precision && !opts.precision.includes(c.precision)) continue;
-    if (opts.framework && !opts.framework.includes(c.framework)) continue;
-    if (opts.runnerType && !opts.runnerType.includes(c.runner)) continue;
-    if (!bothNodeTypes && !(c.multinode ? opts.multiNode : opts.singleNode)) continue;
+    if (!configKept(ce, opts)) continue;
     if (generateConfig(ce, runners, x, opts, rows) > 0) onKey?.(ce.key);
   }
   return rows;
+}
+
+/** The configs `--config-keys` names (globs expanded, in request order) that pass the config filters. */
+function testConfigKeys(configs: MasterConfigs, opts: TestConfigOptions): string[] {
+  const keys = expandConfigKeys(
+    opts.configKeys,
+    configs.entries.map((e) => e.key),
+  );
+  return keys.filter((k) => configKept(configs.byKey.get(k)!, opts));
 }
 
 export function testConfig(
@@ -387,22 +400,10 @@ export function testConfig(
   opts: TestConfigOptions,
   onKey?: (key: string) => void,
 ): MatrixRow[] {
-  const keys = expandConfigKeys(
-    opts.configKeys,
-    configs.entries.map((e) => e.key),
-  );
-  const x: Expansion = {
-    runners: (label) => testConfigRunners(runners, label, opts.runnerNodeFilter),
-    singleFixed(e) {
-      const concs = testConfigConcs(e, opts.conc);
-      return concs && concs.length > 0 ? { concs, ep: e.ep ?? 1 } : undefined;
-    },
-    multiFixed: (e) => {
-      const concs = testConfigConcs(e, opts.conc);
-      return concs && concs.length > 0 ? concs : undefined;
-    },
-    agentic: (e) => testConfigConcs(e, opts.conc),
-  };
+  checkFullSweepOptions(opts);
+  checkRunnerTypes(opts, runners);
+  const keys = testConfigKeys(configs, opts);
+  const x = expansion(opts, (label) => testConfigRunners(runners, label, opts.runnerNodeFilter), true);
   const rows: MatrixRow[] = [];
   for (const k of keys) if (generateConfig(configs.byKey.get(k)!, runners, x, opts, rows) > 0) onKey?.(k);
   return rows;

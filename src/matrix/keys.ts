@@ -1,4 +1,5 @@
 import { MatrixError } from './errors.ts';
+import { didYouMean } from './suggest.ts';
 
 /** Selecting config keys by name or shell-style glob (test-config `--config-keys`, matrix-spec §5.3). */
 
@@ -81,18 +82,27 @@ export function expandConfigKeys(requested: readonly string[], available: readon
   };
   const known = new Set(available);
   const list = () => [...available].sort().join(', ');
+  // After the reference's message (which tools match on), one line per name that has a close key.
+  const near = (key: string) => {
+    const hint = didYouMean(key, available);
+    return hint ? `\n'${key}':${hint.slice(1)}` : '';
+  };
   const missing: string[] = [];
   for (const key of requested) {
     if (isGlob(key)) {
       const tokens = compileGlob(key);
       const matched = available.filter((k) => matchTokens(tokens, k));
       if (matched.length === 0)
-        throw new MatrixError(`Pattern '${key}' matched no config keys.\nAvailable keys: ${list()}`);
+        throw new MatrixError(
+          `Pattern '${key}' matched no config keys.\nAvailable keys: ${list()}${near(key)}`,
+        );
       matched.forEach(add);
     } else if (known.has(key)) add(key);
     else missing.push(key);
   }
   if (missing.length > 0)
-    throw new MatrixError(`Config key(s) not found: ${missing.join(', ')}.\nAvailable keys: ${list()}`);
+    throw new MatrixError(
+      `Config key(s) not found: ${missing.join(', ')}.\nAvailable keys: ${list()}${missing.map(near).join('')}`,
+    );
   return out;
 }

@@ -1,3 +1,5 @@
+import { closest } from './suggest.ts';
+
 /** PR labels that steer a sweep (matrix-spec §9.1, changelog-pr-spec §3.2). */
 
 export interface PrimaryLabelPolicy {
@@ -40,6 +42,22 @@ export interface LabelDecision {
   reuseEligible: boolean;
 }
 
+/**
+ * A label one typo away from a sweep label ("full-sweep-enable") steers nothing, silently; a PR carries
+ * other labels too (bug, docs), so only near misses are named.
+ */
+export function labelTypoWarnings(labels: readonly string[]): string[] {
+  const known = [...Object.keys(PRIMARY_LABELS), ...MODIFIER_LABELS];
+  return labels
+    .filter((l) => !known.includes(l))
+    .flatMap((l) => {
+      const near = closest(l, known, 1);
+      return near.length
+        ? [`label '${l}' is not a sweep label and does nothing; did you mean ${near[0]}?`]
+        : [];
+    });
+}
+
 const NONE: PrimaryLabelPolicy = { trimConc: false, canary: false, failFast: false, reuseEligible: false };
 
 export function decideLabels(labels: readonly string[], event: 'pr' | 'push'): LabelDecision {
@@ -65,7 +83,7 @@ export function decideLabels(labels: readonly string[], event: 'pr' | 'push'): L
   const primaries = unique.filter((l) => l in PRIMARY_LABELS);
   const modifiers = unique.filter((l) => (MODIFIER_LABELS as readonly string[]).includes(l));
   const errors: string[] = [];
-  const warnings: string[] = [];
+  const warnings: string[] = labelTypoWarnings(unique);
   let reason: string;
   if (primaries.length > 1) {
     errors.push(`${CONFLICTING_LABELS_MESSAGE} (found ${primaries.join(', ')})`);
