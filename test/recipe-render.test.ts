@@ -10,6 +10,8 @@ import { agenticRow, type Fields, fixedRow, multiRow, rowWorker } from './rows.t
 
 const dir = tmpDir('infx-recipe-render-');
 const WORK = '/work/infx';
+// Containers mount the host's Hugging Face cache: a fixed one keeps the snapshots the same on every host.
+process.env.HF_HOME = '/data/hf-cache';
 
 function pointFile(name: string, row: unknown): string {
   const path = join(dir, `${name}.json`);

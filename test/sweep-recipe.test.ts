@@ -34,7 +34,8 @@ describe('infx sweep --engine recipe', () => {
   it('launches the rendered recipe, benchmarks it and stops it', async () => {
     const out = tmpDir();
     const matrix = writeMatrix(out, [smallRow({ conc: 2 })]);
-    const env = { INFX_RECIPES_DIR: recipesDir() };
+    // INFX_GPUS=none: on a GPU host the point would be pinned, adding CUDA_VISIBLE_DEVICES to its env.
+    const env = { INFX_RECIPES_DIR: recipesDir(), INFX_GPUS: 'none' };
     const args = [
       '--matrix',
       matrix,

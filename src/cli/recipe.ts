@@ -21,6 +21,7 @@ interface RenderFlags {
   gpusPerNode: number;
   workDir: string;
   recipesDir?: string;
+  devices?: string[];
   format: 'text' | 'json';
 }
 
@@ -30,6 +31,13 @@ function parseAcceptance(value: string): 'golden' | 'real' | number {
   if (value.trim() === '' || !Number.isFinite(n) || n < 1)
     throw new InvalidArgumentError(`must be golden, real or an acceptance length >= 1, got '${value}'`);
   return n;
+}
+
+function parseDevices(value: string): string[] {
+  const ids = value.split(',').map((s) => s.trim());
+  if (ids.some((id) => !/^[A-Za-z0-9-]+$/.test(id)))
+    throw new InvalidArgumentError(`must be GPU ids (indices or UUIDs) separated by commas, got '${value}'`);
+  return ids;
 }
 
 function parsePort(value: string): number {
@@ -75,6 +83,11 @@ export function registerRecipe(program: Command, io: CliIO, setExit: (code: numb
     )
     .option('--gpus-per-node <n>', 'GPUs per node, to count the nodes a worker spans', positiveInt, 8)
     .option('--work-dir <dir>', 'where engine files are written (mounted into containers)', '.infx/work')
+    .option(
+      '--devices <ids>',
+      'host GPU ids the processes are pinned to, split in start order, e.g. 0,1 (default: every GPU)',
+      parseDevices,
+    )
     .option('--recipes-dir <dir>', 'recipes folder (default: the package recipes/, or INFX_RECIPES_DIR)')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (flags: RenderFlags) => {
@@ -105,6 +118,7 @@ export function registerRecipe(program: Command, io: CliIO, setExit: (code: numb
           ...(flags.draftTokens !== undefined ? { draftTokens: flags.draftTokens } : {}),
           ...(flags.draftModel !== undefined ? { draftModel: flags.draftModel } : {}),
           ...(flags.maxModelLen !== undefined ? { maxModelLen: flags.maxModelLen } : {}),
+          ...(flags.devices !== undefined ? { devices: flags.devices } : {}),
           ...(flags.recipesDir !== undefined ? { recipesDir: resolve(flags.recipesDir) } : {}),
         });
         for (const w of warnings) io.stderr(`warning: ${w}\n`);

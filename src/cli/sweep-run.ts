@@ -1,3 +1,5 @@
+import { describePreflight, planPreflight, runPreflight } from '../engines/preflight.ts';
+import type { RunManifest } from '../schema/run-dir.ts';
 import { executeRun } from '../sweep/execute.ts';
 import { formatOutcome } from '../sweep/format.ts';
 import { acquireRunLock, describeHolder, type RunLock } from '../sweep/lock.ts';
@@ -17,6 +19,29 @@ export function lockRun(runDir: string, command: string, io: CliIO, create = fal
 }
 
 /**
+ * The host checks of a local sweep of real engines (src/engines/preflight.ts), before any point starts;
+ * false, with every problem printed, when one failed. Slurm jobs run elsewhere: their hosts are not this one.
+ */
+async function preflightOk(manifest: RunManifest, runDir: string, io: CliIO): Promise<boolean> {
+  if (manifest.options.executor !== 'local') return true;
+  const problems = await runPreflight(await planPreflight(manifest.points));
+  if (problems.length === 0) return true;
+  io.stderr(
+    `error: pre-flight check failed, no point was started:\n${problems.map((p) => `  - ${p}\n`).join('')}` +
+      `fix that and run the points with: infx sweep retry ${runDir}\n`,
+  );
+  return false;
+}
+
+/** A dry run checks nothing: it says on stderr what a real sweep would check first. */
+export async function notePreflight(manifest: RunManifest, io: CliIO): Promise<void> {
+  if (manifest.options.executor !== 'local') return;
+  const checks = describePreflight(await planPreflight(manifest.points));
+  if (checks.length > 0)
+    io.stderr(`pre-flight (skipped in a dry run) would check:\n${checks.map((c) => `  - ${c}\n`).join('')}`);
+}
+
+/**
  * Runs the selected points of a run directory with progress, Ctrl-C handling and a summary, under the run's
  * lock (`lock`, taken here when not given; released at the end either way).
  */
@@ -27,8 +52,18 @@ export async function runAndReport(
   overrides: { retries?: number | undefined } = {},
   held?: RunLock,
 ): Promise<number> {
-  if (!held) await readManifest(runDir); // a folder that is not a run directory is an error, not locked
+  // A folder that is not a run directory is an error, not locked.
+  const stored = held ? null : await readManifest(runDir);
   const lock = held ?? lockRun(runDir, `infx sweep retry ${runDir}`, io);
+  try {
+    if (!(await preflightOk(stored ?? (await readManifest(runDir)), runDir, io))) {
+      lock.release();
+      return 1;
+    }
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   const reporter = sweepReporter({ write: io.stderr, isTTY: io.stderrIsTTY ?? io.isTTY });
   const controller = new AbortController();
   const onSignal = () => {

@@ -40,6 +40,8 @@ describe('container runtimes', () => {
       'A=x y',
       '-e',
       'B={"k": 1}',
+      '-e',
+      'HF_TOKEN',
       '-v',
       '/work:/work',
       '--entrypoint',

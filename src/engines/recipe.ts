@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import {
   type ContainerRuntime,
@@ -8,6 +9,7 @@ import {
 } from '../schema/engine-launch.ts';
 import type { MatrixRow } from '../schema/matrix-row.ts';
 import { wrapInContainer } from './container.ts';
+import { assignDevices, type GpuVendor, gpuVendor, hostDevices } from './devices.ts';
 import { defaultRecipesDir, RecipeError, resolveRecipe, workersServeHttp } from './frameworks.ts';
 import { recipeEnv } from './recipe-env.ts';
 import { parseRecipeOutput, type RenderedRecipe } from './recipe-protocol.ts';
@@ -39,6 +41,15 @@ export interface RecipeOptions extends SpecOptions {
   /** Context length for rows without one (agentic); default: the model's native context. */
   maxModelLen?: number;
   gpusPerNode?: number;
+  /**
+   * Host GPU ids the point may use, split among its processes; null: unpinned. Default: what the local
+   * executor gave this process (INFX_POINT_GPUS), else unpinned.
+   */
+  devices?: string[] | null;
+  /** Default: the catalog's vendor of the row's runner (or the image's). */
+  vendor?: GpuVendor;
+  /** The host's Hugging Face cache mounted into containers; null: none. Default: HF_HOME or ~/.cache/huggingface. */
+  hfHome?: string | null;
 }
 
 export interface RecipeRender {
@@ -122,6 +133,17 @@ export async function renderRecipeWithWarnings(row: MatrixRow, opts: RecipeOptio
   const totalGpus = planned.reduce((sum, p) => sum + p.gpus, 0);
   const maxModelLen = opts.maxModelLen ?? ('max-model-len' in row ? row['max-model-len'] : null);
 
+  // What this host says (its environment and the cache folder), unless the caller decided.
+  const local = hostDevices();
+  const vendor = opts.vendor ?? gpuVendor(row);
+  const hfHome = opts.hfHome === undefined ? local.hfHome : opts.hfHome;
+  const hf = hfHome === null ? null : { home: hfHome, exists: existsSync(hfHome) };
+  const assigned = assignDevices(
+    planned.map((p) => ({ label: `${p.role} ${p.index}`, gpus: p.gpus, nodes: p.nodes })),
+    opts.devices === undefined ? local.devices : opts.devices,
+  );
+  warnings.push(...assigned.warnings);
+
   const rendered = await Promise.all(
     planned.map((p) =>
       runRecipe(
@@ -157,8 +179,9 @@ export async function renderRecipeWithWarnings(row: MatrixRow, opts: RecipeOptio
         rankFlag: r.rankFlag,
         gpus: p.gpus,
         nodes: p.nodes,
+        devices: assigned.perProcess[i] ?? null,
       },
-      { runtime: container, image: row.image, workDir: opts.workDir },
+      { runtime: container, image: row.image, workDir: opts.workDir, vendor, hf },
     );
     warnings.push(...wrapped.warnings);
     return {

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { renderSim } from '../engines/sim.ts';
 import type { EngineLaunch } from '../schema/engine-launch.ts';
 import type { RunManifest } from '../schema/run-dir.ts';
@@ -43,7 +43,8 @@ export async function plannedLaunches(
   const out = new Map<string, EngineLaunch | string>();
   let port = 8000;
   for (const p of manifest.points) {
-    const dir = attemptDir(runDir, p.pointId, 1);
+    // Recipes mount their work dir into containers, so it must be absolute; --out may be relative.
+    const dir = resolve(attemptDir(runDir, p.pointId, 1));
     try {
       if (p.engine.kind === 'sim') {
         out.set(
@@ -68,6 +69,8 @@ export async function plannedLaunches(
             workDir: dir,
             container: p.engine.container,
             acceptance: p.engine.acceptance,
+            // Slots are handed out as points start: the plan shows unpinned GPUs.
+            devices: null,
           }),
         );
       }
