@@ -157,7 +157,7 @@ describe('command line', () => {
     expect(out.stderr).toContain('[scenarios.none] a.scenarios:');
     expect(out.stderr).toContain("[key.required] b.framework: required key 'framework' is missing");
     expect(out.stderr).toContain('[conc.neither] b.scenarios.fixed-seq-len[0].search-space[0]:');
-    expect(out.stderr).toMatch(/error: 3 error\(s\)/);
+    expect(out.stderr).toMatch(/error: 3 errors, 0 warnings: fix the errors above/);
   });
 
   it('warns about runners that are not labels and model prefixes with underscores', async () => {
@@ -196,7 +196,7 @@ describe.skipIf(!fixturesAvailable)(
       ]);
       expect(out.code).toBe(0);
       expect(out.stdout).toContain('208 config keys, 1820 jobs');
-      expect(out.stderr).toContain('ok: 2 file(s) valid');
+      expect(out.stderr).toContain('ok: 2 files valid');
       expect(out.stderr).not.toMatch(/\berror\b/);
     });
   },

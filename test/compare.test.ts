@@ -237,7 +237,7 @@ describe('infx compare: simulated and real', () => {
     const text = await runCli(['compare', simNew, '--baseline', real]);
     expect(text.stdout).toContain(`${simNew} (simulated) vs baseline ${real} (real)`);
     expect(text.stdout).toContain(
-      'note: 1 config(s) are simulated in the run and real in the baseline, so they are not compared',
+      'note: 1 config is simulated in the run and real in the baseline, so they are not compared',
     );
 
     // Stored: the simulated runs are unofficial, so `official` (the real run) has nothing to match.

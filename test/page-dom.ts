@@ -13,6 +13,7 @@ export interface PageElement {
   textContent: string | null;
   innerHTML: string;
   clientWidth: number;
+  scrollWidth: number;
   dataset: Record<string, string | undefined>;
   style: Record<string, string>;
 }
@@ -22,4 +23,5 @@ export interface PageDocument {
   querySelectorAll(selector: string): ArrayLike<PageElement> & Iterable<PageElement>;
   createElement(tag: string): PageElement;
   body: PageElement;
+  documentElement: PageElement;
 }

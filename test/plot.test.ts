@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inkedPixels } from '../src/analysis/png.ts';
 import { PointResultSchema } from '../src/schema/point-result.ts';
+import { syntheticRow, writeSyntheticRun } from '../src/store/synthetic.ts';
 import { HAND_SET_LABEL, handSetRun, resultFiles, smallSweep, syntheticRun } from './analysis-helpers.ts';
 import { runCli, tmpDir } from './helpers.ts';
 
@@ -112,5 +113,43 @@ describe('infx plot', () => {
     const unwritable = await runCli(['plot', runDir, '--out', '/nonexistent/dir/c.svg']);
     expect(unwritable.code).toBe(1);
     expect(unwritable.stderr).toContain('cannot write /nonexistent/dir/c.svg');
+  });
+
+  it('says which points it left out and why: no result, invalid', async () => {
+    const row = syntheticRow();
+    const reason = "the engine's server process exited before it was ready (exit code 1): OSError: disk full";
+    const dir = writeSyntheticRun(tmpDir(), 'partly', [
+      { row, conc: 1, attempts: [{ kind: 'ok' }] },
+      { row, conc: 2, attempts: [{ kind: 'ok' }] },
+      { row, conc: 4, attempts: [{ kind: 'failed', phase: 'setup', reason }] },
+    ]);
+    const conc2 = resultFiles(dir).get(2) as string;
+    writeFileSync(conc2, JSON.stringify({ ...JSON.parse(readFileSync(conc2, 'utf8')), valid: false }));
+    const out = join(tmpDir(), 'partly.svg');
+    const r = await runCli(['plot', dir, '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('1 series, 1 point)');
+    expect(r.stderr).toContain(
+      'note: left out 2 of 3 points: 1 without a usable result (failed or not run), 1 invalid\n',
+    );
+    expect(r.stderr).toMatch(/note: {3}\S+_conc4: attempt 1: .*OSError: disk full/);
+  });
+
+  it('nothing plottable: exit 1, why, and no file', async () => {
+    const row = syntheticRow();
+    const failed = { kind: 'failed', phase: 'warmup', reason: 'every warmup request failed' } as const;
+    const dir = writeSyntheticRun(tmpDir(), 'none-ok', [
+      { row, conc: 1, attempts: [failed] },
+      { row, conc: 2, attempts: [failed] },
+    ]);
+    const out = join(tmpDir(), 'none.svg');
+    const r = await runCli(['plot', dir, '--out', out]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `error: nothing to plot: ${dir} has no valid point to draw (left out 2 of 2 points: 2 without a usable ` +
+        'result (failed or not run)); no file written',
+    );
+    expect(r.stderr).toContain('every warmup request failed');
+    expect(existsSync(out)).toBe(false);
   });
 });

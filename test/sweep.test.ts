@@ -198,7 +198,7 @@ describe('infx sweep (local executor, simulated engine)', () => {
     ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/1 ok this sweep, 1 failed, 2 not run/);
-    expect(r.stdout).toMatch(/not run \S*conc2_\S*: fail-fast: \S*conc1_\S* failed in benchmark/);
+    expect(r.stdout).toMatch(/not run +\S*conc2_\S*: fail-fast: \S*conc1_\S* failed in benchmark/);
     expect(existsSync(join(out, 'ff', 'points', pointWith(join(out, 'ff'), '128_32'), 'attempt-1'))).toBe(
       true,
     );
@@ -233,7 +233,7 @@ describe('infx sweep (local executor, simulated engine)', () => {
     const matrix = writeMatrix(out, [smallRow({ conc: 2 })]);
     const r = await infx(['sweep', '--matrix', matrix, '--out', join(out, 'runs'), '--dry-run']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/1 points, 1 GPU-slots in all; executor local/);
+    expect(r.stdout).toMatch(/1 point, 1 GPU-slot in all; executor local/);
     expect(r.stdout).toMatch(
       /server: \S+ \S+bin\/infx\.js sim serve --point \S+ --host 127\.0\.0\.1 --port 8000/,
     );

@@ -237,6 +237,38 @@ describe.skipIf(!available && !REQUIRED)('the dashboard in Chromium', () => {
       "simulated: all 5 results from infx's simulated engine (infx-sim/",
     );
     expect(await row.locator('td').first().textContent()).toContain('h100 vllm bf16 tp1 (simulated)');
+    // The cause is on the page as it is, with the engine's last words: no hover, nothing to open.
+    const cause = row.locator('td.failure .cause');
+    expect(await cause.isVisible()).toBe(true);
+    expect(await cause.textContent()).toMatch(
+      /exited before it was ready \(exit code \d+\): .*simulated start-up failure \(--fault-no-start\)/,
+    );
+    expect(await row.locator('td.metric').allTextContents()).toEqual(['', '', '', '', '']);
+    // An ingested point: its metrics in numbers, its requests all ok.
+    const ok = page.locator('tr.point.ingested').first();
+    const metric = (k: string) => ok.locator(`td[data-metric=${k}]`).textContent();
+    for (const k of ['tput', 'interactivity', 'ttft', 'e2el'])
+      expect(Number((await metric(k))?.replaceAll(',', ''))).toBeGreaterThan(0);
+    expect(await metric('requests')).toBe('8 / 0');
+    expect(await page.locator('table.points thead th').allTextContents()).toEqual([
+      'Point',
+      'Conc',
+      'GPUs',
+      'Outcome',
+      'tok/s/GPU',
+      'tok/s/user',
+      'TTFT ms',
+      'E2E s',
+      'Requests ok / failed',
+      'Failure',
+      'Attempts',
+      'Files',
+    ]);
+    // Long ids and paths wrap at their separators instead of widening the page.
+    expect(await row.locator('td').first().locator('.path wbr').count()).toBeGreaterThan(5);
+    expect(await page.locator('.facts .path.mono wbr').count()).toBeGreaterThan(2);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(1280);
     await page.click('.tabs .chip[data-outcome=failed]');
     expect(await page.locator('tr.point').count()).toBe(1);
     await page.screenshot({ path: join(OUTPUT, 'run-view.png'), fullPage: true });
@@ -253,6 +285,27 @@ describe.skipIf(!available && !REQUIRED)('the dashboard in Chromium', () => {
       'h100 vllm bf16 tp1 (r1, simulated)',
       'h100 vllm fp8 tp2 (r1, simulated)',
     ]);
+    // Colour by config (the same on both sides), line style by run: the run solid, the baseline dashed.
+    const fronts = await page.evaluate(() =>
+      [...document.querySelectorAll('[data-testid=chart] g.series')].map((g) => {
+        const path = g.querySelector('path.front');
+        return {
+          series: g.getAttribute('data-series'),
+          color: path?.getAttribute('stroke'),
+          dash: path?.getAttribute('stroke-dasharray') ?? null,
+        };
+      }),
+    );
+    const style = (run: string, precision: string) => {
+      const f = fronts.find((x) => x.series?.startsWith(`${run}|`) && x.series.includes(`|${precision}|`));
+      return f && { color: f.color, dashed: f.dash !== null };
+    };
+    expect(style('r2', 'bf16')?.dashed).toBe(false);
+    expect(style('r1', 'bf16')?.dashed).toBe(true);
+    expect(style('r1', 'bf16')?.color).toBe(style('r2', 'bf16')?.color);
+    expect(style('r1', 'fp8')?.color).toBe(style('r2', 'fp8')?.color);
+    expect(style('r2', 'fp8')?.color).not.toBe(style('r2', 'bf16')?.color);
+    expect(await page.locator('.legend-item .swatch.dashed').count()).toBe(2);
     expect(await page.locator('section.config h2').allTextContents()).toEqual([
       'llama8b 256/64 h100 vllm bf16 tp1 (simulated)',
       'llama8b 256/64 h100 vllm fp8 tp2 (simulated)',

@@ -40,7 +40,7 @@ describe('y metrics', () => {
     );
     expect(e.y.unit).toBe('J/token');
     expect(e.series[0]!.points).toHaveLength(1);
-    expect(e.notes[0]).toContain('4 point(s) not drawn');
+    expect(e.notes[0]).toBe('4 points not drawn: 4 without interactivity or energy per output token');
   });
 });
 

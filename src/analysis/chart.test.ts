@@ -95,7 +95,8 @@ describe('buildChart', () => {
     expect(c.series[0]!.points.map((p) => p.x)).toEqual([0.9]);
     expect(c.y.scale).toBe('log');
     expect(c.y.domain[0]).toBeGreaterThan(0);
-    expect(c.notes[0]).toContain('2 point(s) not drawn');
+    expect(c.notes[0]).toBe('2 points not drawn: 1 invalid, 1 without e2el or a positive throughput');
+    expect(c.leftOut).toMatchObject({ invalid: 1, noValue: 1 });
   });
 
   it('several workloads: the workload joins the label', () => {
@@ -123,5 +124,31 @@ describe('buildChart', () => {
     );
     const c = buildChart([{ label: 'r', runIds: ['run'], points: pts }]);
     expect(c.series.at(-1)).toMatchObject({ color: PALETTE[0], dashed: true });
+  });
+
+  it('compare style: a config keeps its colour in every run, each run its own line', () => {
+    const side = (runId: string, configs: ReturnType<typeof identity>[]) => ({
+      label: runId,
+      runIds: [runId],
+      points: configs.map((config, k) => curvePoint({ runId, intvty: 50 + k, tput: 100, config })),
+    });
+    const bf16 = identity();
+    // The baseline lists its configs in another order and has one the run lacks: colours still pair up.
+    const inputs = [side('run', [fp4, bf16]), side('base', [bf16, fp4]), side('third', [fp4])];
+    const c = buildChart(inputs, { styleBy: 'config-and-run' });
+    const style = (runId: string, key: string) => {
+      const s = c.series.find((x) => x.runId === runId && x.configKey === key);
+      return s && { color: s.color, line: s.line };
+    };
+    const [a, b] = [c.series[0]!.configKey, c.series[1]!.configKey];
+    expect(style('run', a)).toEqual({ color: PALETTE[0], line: 'solid' });
+    expect(style('base', a)).toEqual({ color: PALETTE[0], line: 'dashed' });
+    expect(style('third', a)).toEqual({ color: PALETTE[0], line: 'dotted' });
+    expect(style('run', b)).toEqual({ color: PALETTE[1], line: 'solid' });
+    expect(style('base', b)).toEqual({ color: PALETTE[1], line: 'dashed' });
+    // The default colours each series on its own.
+    const plain = buildChart(inputs);
+    expect(new Set(plain.series.map((s) => s.color)).size).toBe(plain.series.length);
+    expect(plain.series.every((s) => s.line === 'solid')).toBe(true);
   });
 });

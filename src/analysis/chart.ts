@@ -1,4 +1,5 @@
 import type { CurvePoint, EngineKind } from '../schema/curve.ts';
+import { plural } from '../schema/plural.ts';
 import {
   type AxisSpec,
   type Direction,
@@ -58,7 +59,18 @@ export interface ChartOptions {
   frontOnly?: boolean;
   /** Whether labels carry the run id; default: when more than one run or input is drawn. */
   runLabels?: boolean;
+  /**
+   * `series` (default): each series its own colour. `config-and-run` (the compare view): a config keeps its
+   * colour in every input, and each input has its own line style (solid, dashed, dotted), so the eye pairs
+   * a config across runs by colour and tells the runs apart by line.
+   */
+  styleBy?: 'series' | 'config-and-run';
 }
+
+/** How a series' front is drawn. */
+export type LineStyle = 'solid' | 'dashed' | 'dotted';
+/** The line styles of the inputs in a `config-and-run` chart, in input order (repeating past three). */
+export const LINE_STYLES: readonly LineStyle[] = ['solid', 'dashed', 'dotted'];
 
 export interface ChartPoint {
   x: number;
@@ -82,8 +94,10 @@ export interface ChartSeries {
   /** The simulator versions of its points (simulated series), in order of first appearance. */
   simulators: string[];
   color: string;
-  /** Past the palette, series repeat its colours with a dashed front. */
+  /** Past the palette, series repeat its colours with a dashed front; see also ChartOptions.styleBy. */
   dashed: boolean;
+  /** The front's line: `dashed` when `dashed`; by input in a `config-and-run` chart. */
+  line: LineStyle;
   hidden: boolean;
   /** Valid points with finite coordinates, ascending by x. */
   points: ChartPoint[];
@@ -111,6 +125,10 @@ export interface ChartDefinition {
   series: ChartSeries[];
   /** Things the reader should know: points left out and why. */
   notes: string[];
+  /** Points of the inputs not drawn, by why: not valid, or without a value on an axis (`without` says which). */
+  leftOut: { invalid: number; noValue: number; without: string };
+  /** The note of `leftOut` in `notes`, null when nothing was left out. */
+  leftOutNote: string | null;
 }
 
 interface Resolved {
@@ -127,6 +145,7 @@ function seriesOf(input: ChartInput, key: string, pts: CurvePoint[], o: Resolved
   const drawable = (x: number | null, y: number | null) =>
     finite(x) && finite(y) && (o.yScale !== 'log' || y > 0);
   const valid = pts.filter((p) => p.valid && drawable(axis.value(p, o.stat), yOf(p, o.stat)));
+  const invalid = pts.filter((p) => !p.valid).length;
   const front = throughputFront(valid, o.x, o.stat, o.ySpec);
   const onFront = new Set(front.flatMap((f) => f.items));
   const points = valid
@@ -151,7 +170,8 @@ function seriesOf(input: ChartInput, key: string, pts: CurvePoint[], o: Resolved
     ],
     points,
     front: front.map((f) => ({ x: f.x, y: f.y })),
-    dropped: pts.length - valid.length,
+    invalid,
+    noValue: pts.length - valid.length - invalid,
   };
 }
 
@@ -183,6 +203,20 @@ function axisOf(
   };
 }
 
+/**
+ * A series' colour and line: by its place among the series (`input` null), past the palette with a dashed
+ * front; or by its config's place (`n`) and its input's line style.
+ */
+function seriesStyle(n: number, input: number | null): Pick<ChartSeries, 'color' | 'dashed' | 'line'> {
+  const color = PALETTE[n % PALETTE.length] as string;
+  if (input === null) {
+    const dashed = n >= PALETTE.length;
+    return { color, dashed, line: dashed ? 'dashed' : 'solid' };
+  }
+  const line = LINE_STYLES[input % LINE_STYLES.length] as LineStyle;
+  return { color, dashed: line !== 'solid', line };
+}
+
 /** Builds the chart of one or more runs overlaid. */
 export function buildChart(inputs: readonly ChartInput[], opts: ChartOptions = {}): ChartDefinition {
   const yMetric = opts.y ?? 'tput';
@@ -196,6 +230,7 @@ export function buildChart(inputs: readonly ChartInput[], opts: ChartOptions = {
     height: opts.height ?? 600,
     hidden: new Set(opts.hidden ?? []),
     hiddenConfigs: new Set(opts.hiddenConfigs ?? []),
+    styleBy: opts.styleBy ?? 'series',
   };
   const raw = inputs.flatMap((input) => {
     const byKey = new Map<string, CurvePoint[]>();
@@ -207,6 +242,8 @@ export function buildChart(inputs: readonly ChartInput[], opts: ChartOptions = {
   const workloads = new Set(raw.map((s) => workloadLabel(s.config)));
   const manyRuns = opts.runLabels ?? (new Set(raw.map((s) => s.runId)).size > 1 || inputs.length > 1);
   const ids = new Set<string>();
+  const byConfig = o.styleBy === 'config-and-run';
+  const configs = [...new Set(raw.map((s) => s.configKey))];
   const series: ChartSeries[] = raw.map((s, i) => {
     let id = `${s.runId}|${s.configKey}`;
     for (let k = 2; ids.has(id); k++) id = `${s.runId}|${s.configKey}#${k}`;
@@ -225,8 +262,7 @@ export function buildChart(inputs: readonly ChartInput[], opts: ChartOptions = {
       configKey: s.configKey,
       engine: s.engine,
       simulators: s.simulators,
-      color: PALETTE[i % PALETTE.length] as string,
-      dashed: i >= PALETTE.length,
+      ...seriesStyle(byConfig ? configs.indexOf(s.configKey) : i, byConfig ? inputs.indexOf(s.input) : null),
       hidden: o.hidden.has(id) || o.hiddenConfigs.has(s.configKey),
       points: s.points,
       front: s.front,
@@ -236,13 +272,24 @@ export function buildChart(inputs: readonly ChartInput[], opts: ChartOptions = {
   const xs = visible.flatMap((s) => s.points.map((p) => p.x));
   const ys = visible.flatMap((s) => s.points.map((p) => p.y));
   const notes: string[] = [];
-  const dropped = raw.reduce((n, s) => n + s.dropped, 0);
   const yWord = yMetric === 'tput' ? 'throughput' : o.ySpec.label.toLowerCase();
-  if (dropped > 0)
-    notes.push(
-      `${dropped} point(s) not drawn: invalid, or without ${o.x}` +
-        `${yMetric === 'tput' ? '' : ` or ${yWord}`}${o.yScale === 'log' ? ` or a positive ${yWord}` : ''}`,
-    );
+  const without =
+    `without ${o.x}${yMetric === 'tput' ? '' : ` or ${yWord}`}` +
+    `${o.yScale === 'log' ? ` or a positive ${yWord}` : ''}`;
+  const leftOut = {
+    invalid: raw.reduce((n, s) => n + s.invalid, 0),
+    noValue: raw.reduce((n, s) => n + s.noValue, 0),
+    without,
+  };
+  const why = [
+    leftOut.invalid > 0 ? `${leftOut.invalid} invalid` : null,
+    leftOut.noValue > 0 ? `${leftOut.noValue} ${without}` : null,
+  ].filter((w) => w !== null);
+  const leftOutNote =
+    why.length > 0
+      ? `${plural(leftOut.invalid + leftOut.noValue, 'point')} not drawn: ${why.join(', ')}`
+      : null;
+  if (leftOutNote !== null) notes.push(leftOutNote);
   if (xs.length === 0) notes.push('no valid points to draw');
   const simulated = visible.filter((s) => s.engine === 'simulated');
   if (simulated.length > 0) {
@@ -271,5 +318,7 @@ export function buildChart(inputs: readonly ChartInput[], opts: ChartOptions = {
     y: axisOf(ys, o.yScale, o.ySpec, true),
     series,
     notes,
+    leftOut,
+    leftOutNote,
   };
 }

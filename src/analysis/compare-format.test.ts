@@ -260,13 +260,13 @@ describe('formats', () => {
     expect(cross.onlyInBaseline.map((o) => o.engine)).toEqual(['real']);
     expect(cross.notes).toEqual([
       expect.stringMatching(
-        /^1 config\(s\) are simulated in the run and real in the baseline, so they are not compared/,
+        /^1 config is simulated in the run and real in the baseline, so they are not compared/,
       ),
     ]);
     const crossText = formatCompareText(cross);
     expect(crossText).toContain('runs/new (simulated) vs baseline runs/old (real)');
-    expect(crossText).toContain('note: 1 config(s) are simulated in the run and real in the baseline');
-    expect(formatCompareMarkdown(cross)).toContain('> 1 config(s) are simulated in the run and real');
+    expect(crossText).toContain('note: 1 config is simulated in the run and real in the baseline');
+    expect(formatCompareMarkdown(cross)).toContain('> 1 config is simulated in the run and real');
     // All real: no engine words anywhere.
     expect(formatCompareText(report)).not.toContain('simulated');
     expect(report.notes).toEqual([]);

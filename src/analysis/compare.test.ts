@@ -108,7 +108,7 @@ describe('compareConfig at matched interactivity', () => {
     const withInvalid = [...run, curvePoint({ conc: 64, intvty: 20, tput: 99_999, valid: false })];
     const c = compareConfig(withInvalid, base);
     expect(c.run).toMatchObject({ points: 3, validPoints: 2, frontPoints: 2, maxTputPerGpu: 4000 });
-    expect(c.notes[0]).toContain('1 invalid point(s) of the run');
+    expect(c.notes[0]).toContain('1 invalid point of the run');
   });
 
   it('uses the p90 interactivity when asked', () => {

@@ -8,6 +8,7 @@ import {
   type MatchedValues,
 } from '../schema/compare-report.ts';
 import type { CurvePoint, EngineKind } from '../schema/curve.ts';
+import { plural } from '../schema/plural.ts';
 import type { RunEngine } from '../schema/store.ts';
 import { deploymentKey } from '../store/identity.ts';
 import { finite } from './axes.ts';
@@ -187,7 +188,7 @@ export function compareConfig(
   ] as const) {
     const invalid = s.summary.points - s.summary.validPoints;
     if (invalid > 0)
-      notes.push(`${invalid} invalid point(s) of the ${name} left out (failed the validity gate)`);
+      notes.push(`${plural(invalid, 'invalid point')} of the ${name} left out (failed the validity gate)`);
     if (s.summary.frontPoints === 0)
       notes.push(`the ${name} has no valid point with throughput and ${stat} interactivity`);
   }
@@ -301,7 +302,7 @@ function reportNotes(
           ? 'real in the run and simulated in the baseline'
           : 'simulated on one side and real on the other';
     notes.push(
-      `${twins.length} config(s) are ${how}, so they are not compared (a simulated curve is the performance ` +
+      `${plural(twins.length, 'config is', 'configs are')} ${how}, so they are not compared (a simulated curve is the performance ` +
         "model of infx's simulated engine, not a measurement; it is only ever compared with a simulated one): " +
         `${listed(twins.map((p) => curveLabel(p.config, 'real')))}. \`infx plot\` draws both sides together.`,
     );

@@ -87,4 +87,28 @@ describe('renderSvg', () => {
     expect(d).toBe('M0,0C10,5 20,10 30,15C40,20 50,25 60,30');
     expect(frontPath([1], [1])).toBe('');
   });
+
+  it("each run's front in its line style: solid, dashed, dotted (and the legend alike)", () => {
+    const side = (runId: string) => ({
+      label: runId,
+      runIds: [runId],
+      points: curve(
+        [
+          [100, 500],
+          [80, 1200],
+        ],
+        { runId },
+      ),
+    });
+    const c = buildChart([side('a'), side('b'), side('c')], { styleBy: 'config-and-run' });
+    const out = renderSvg(c);
+    expect(balanced(out)).toBe(true);
+    const fronts = [...out.matchAll(/<path class="front" [^>]*>/g)].map((m) => m[0]);
+    expect(fronts).toHaveLength(3);
+    expect(fronts[0]).not.toContain('stroke-dasharray');
+    expect(fronts[1]).toContain('stroke-dasharray="6 4" data-line="dashed"');
+    expect(fronts[2]).toContain('data-line="dotted"');
+    expect(new Set(fronts.map((f) => /stroke="([^"]+)"/.exec(f)?.[1])).size).toBe(1);
+    expect(out.match(/<line [^>]*data-line="dotted"/g)).toHaveLength(1);
+  });
 });

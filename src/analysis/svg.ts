@@ -92,6 +92,14 @@ export function frontPath(px: readonly number[], py: readonly number[]): string 
   return d;
 }
 
+/** The stroke pattern of a series' line style (the legend draws the same). */
+const dash = (s: ChartSeries) =>
+  s.line === 'dashed'
+    ? ' stroke-dasharray="6 4" data-line="dashed"'
+    : s.line === 'dotted'
+      ? ' stroke-dasharray="0.5 4" stroke-linecap="round" data-line="dotted"'
+      : '';
+
 function seriesGroup(
   c: ChartDefinition,
   s: ChartSeries,
@@ -107,10 +115,7 @@ function seriesGroup(
     s.front.map((p) => sy(p.y)),
   );
   if (path !== '')
-    out.push(
-      `<path class="front" d="${path}" fill="none" stroke="${s.color}" stroke-width="2"` +
-        `${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
-    );
+    out.push(`<path class="front" d="${path}" fill="none" stroke="${s.color}" stroke-width="2"${dash(s)}/>`);
   for (const p of s.points) {
     const tip = `${s.label} · conc ${p.conc}: ${formatValue(p.x)} ${c.x.valueUnit}, ${formatValue(p.y)} ${c.y.valueUnit}`;
     out.push(
@@ -139,7 +144,9 @@ function legend(c: ChartDefinition, x: number, top: number, width: number, botto
     const y = top + i * 20;
     out.push(
       `<g class="legend-item" data-series="${escapeXml(s.id)}"><title>${escapeXml(s.label)}</title>` +
-        `<rect x="${x}" y="${y}" width="14" height="${s.dashed ? 4 : 10}" fill="${s.color}"/>` +
+        (s.line === 'solid'
+          ? `<rect x="${x}" y="${y}" width="14" height="10" fill="${s.color}"/>`
+          : `<line x1="${x}" x2="${x + 14}" y1="${y + 5}" y2="${y + 5}" stroke="${s.color}" stroke-width="2"${dash(s)}/>`) +
         `<text x="${x + 20}" y="${y + 9}">${escapeXml(clipLabel(s))}</text></g>`,
     );
   });

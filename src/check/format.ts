@@ -1,11 +1,10 @@
 import type { CheckFinding, CheckReport } from '../schema/check-finding.ts';
+import { plural } from '../schema/plural.ts';
 
 /**
  * The text report: findings grouped by config key (config order). Within a key, findings of one rule on one
  * topology (the point without its concurrency) print once, with the other concurrencies they hold at.
  */
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 function counts(findings: readonly CheckFinding[]): string {
   const e = findings.filter((f) => f.severity === 'error').length;

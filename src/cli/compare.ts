@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { plural } from '../schema/plural.ts';
 import { numberIn } from './common.ts';
 import type { CliIO } from './io.ts';
 
@@ -86,7 +87,7 @@ export function registerCompare(program: Command, io: CliIO, setExit: (code: num
         for (const side of [run, baseline]) {
           if (side.skipped.length > 0)
             io.stderr(
-              `note: ${side.label}: ${side.skipped.length} planned point(s) without a result, left out ` +
+              `note: ${side.label}: ${plural(side.skipped.length, 'planned point')} without a result, left out ` +
                 `(${side.skipped[0]?.pointId}: ${side.skipped[0]?.reason})\n`,
             );
         }

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { plural } from '../schema/plural.ts';
 import type { CliIO } from './io.ts';
 
 /** `infx plot RUN... --out chart.svg|chart.png`: throughput per GPU against interactivity, latency or TTFT. */
@@ -82,7 +83,7 @@ export function registerPlot(program: Command, io: CliIO, setExit: (code: number
         const points = result.chart.series.reduce((n, s) => n + s.points.length, 0);
         io.stdout(
           `wrote ${flags.out} (${result.chart.width}×${result.chart.height}, ${result.chart.series.length} series, ` +
-            `${points} points)\n`,
+            `${plural(points, 'point')})\n`,
         );
       } catch (err) {
         if (!(err instanceof SourceError)) throw err;

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { DEFAULT_RUNNER_CONFIG, type GeneratorRequest } from '../matrix/build.ts';
+import { plural } from '../schema/plural.ts';
 import type { RunOptions } from '../schema/run-dir.ts';
 import { safeJoin } from '../schema/safe-path.ts';
 import {
@@ -176,8 +177,8 @@ async function sweep(f: SweepFlags, given: readonly string[], io: CliIO, version
   }
   const { manifest, runDir } = planned;
   io.stderr(
-    `run ${manifest.runId}: ${manifest.points.length} points in ${runDir}` +
-      `${manifest.skipped.length ? ` (${manifest.skipped.length} rows skipped: see manifest.json)` : ''}\n`,
+    `run ${manifest.runId}: ${plural(manifest.points.length, 'point')} in ${runDir}` +
+      `${manifest.skipped.length ? ` (${plural(manifest.skipped.length, 'row')} skipped: see manifest.json)` : ''}\n`,
   );
   return runAndReport(runDir, 'missing', io, {}, lock);
 }

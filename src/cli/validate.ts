@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { formatDiagnostic } from '../config/diagnostics.ts';
 import { DEFAULT_RUNNER_CONFIG } from '../matrix/build.ts';
+import { plural } from '../schema/plural.ts';
 import { reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 
@@ -35,8 +36,8 @@ export function registerValidate(program: Command, io: CliIO, setExit: (code: nu
           const warnings = diagnostics.length - errors;
           io.stderr(
             errors > 0
-              ? `error: ${errors} error(s), ${warnings} warning(s): fix the errors above and run again\n`
-              : `ok: ${flags.configFiles.length} file(s) valid${warnings > 0 ? ` (${warnings} warning(s))` : ''}\n`,
+              ? `error: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}: fix the errors above and run again\n`
+              : `ok: ${plural(flags.configFiles.length, 'file')} valid${warnings > 0 ? ` (${plural(warnings, 'warning')})` : ''}\n`,
           );
         }
         setExit(errors > 0 ? 1 : 0);

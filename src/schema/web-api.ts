@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { CurveEngineSchema, CurvePointSchema } from './curve.ts';
+import { CurveEngineSchema, CurveMetricsSchema, CurvePointSchema } from './curve.ts';
 import { EngineLaunchSchema } from './engine-launch.ts';
 import { POINT_PHASES, PointEngineSchema, SkippedRowSchema } from './run-dir.ts';
 import {
@@ -261,6 +261,10 @@ export const RunPointSchema = z.strictObject({
   valid: z.boolean().nullable(),
   /** Engine settings of the plan (kind, container, time scale, faults), from the stored manifest. */
   engineSettings: PointEngineSchema.nullable(),
+  /** The stored result's headline metrics (throughput per GPU, interactivity, TTFT, E2E); null: no result. */
+  metrics: CurveMetricsSchema.nullable(),
+  /** The stored result's measured requests that completed and that failed; null: no result. */
+  requests: z.strictObject({ ok: z.int().nonnegative(), failed: z.int().nonnegative() }).nullable(),
   attempts: z.array(RunAttemptSchema),
   links: z.strictObject({
     /** `/api/runs/:id/points/:pointId/result` when a result is stored. */

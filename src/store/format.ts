@@ -1,3 +1,4 @@
+import { plural } from '../schema/plural.ts';
 import type { IngestPoint, IngestReport, InputIssue, VerifyReport } from '../schema/store.ts';
 
 /** Plain-text summaries of ingest and verify reports (`--format json` prints the reports themselves). */
@@ -30,7 +31,9 @@ export function formatIngestReport(r: IngestReport): string {
   const lines = [
     `run ${r.runId} (${r.status}) → ${r.db} in ${(r.durationMs / 1000).toFixed(2)} s`,
     `  ${r.planned} planned: ${r.ingested} ingested, ${r.failed} failed, ${r.missing} missing` +
-      (r.skippedRows > 0 ? `; ${r.skippedRows} matrix rows skipped by the sweep (see manifest.json)` : ''),
+      (r.skippedRows > 0
+        ? `; ${plural(r.skippedRows, 'matrix row')} skipped by the sweep (see manifest.json)`
+        : ''),
     `  points: ${c(r.points)}; attempts: ${c(r.attempts)}`,
   ];
   const e = r.engine;
@@ -45,8 +48,8 @@ export function formatIngestReport(r: IngestReport): string {
   if (r.ok) lines.push('ok: every planned point is stored with its result');
   else {
     const why = [];
-    if (r.failed + r.missing > 0) why.push(`${r.failed + r.missing} point(s) without a result`);
-    if (r.issues.length > 0) why.push(`${r.issues.length} input problem(s)`);
+    if (r.failed + r.missing > 0) why.push(`${plural(r.failed + r.missing, 'point')} without a result`);
+    if (r.issues.length > 0) why.push(plural(r.issues.length, 'input problem'));
     lines.push(
       `incomplete: ${why.join(' and ')}; everything else is stored` +
         (r.missing > 0 ? ' (infx sweep --resume runs missing points; ingest again after)' : ''),
@@ -69,7 +72,7 @@ export function formatVerifyReport(r: VerifyReport): string {
   lines.push(
     r.ok
       ? 'ok: the database holds exactly what the run directory holds'
-      : `mismatch: ${r.differences.length} difference(s); ingest the run again to store the run directory's state`,
+      : `mismatch: ${plural(r.differences.length, 'difference')}; ingest the run again to store the run directory's state`,
   );
   return `${lines.join('\n')}\n`;
 }

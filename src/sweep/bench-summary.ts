@@ -1,3 +1,4 @@
+import { plural } from '../schema/plural.ts';
 import type { PointResult, Stats } from '../schema/point-result.ts';
 
 /** The few lines a person reads after `infx bench`; everything else is in result.json. */
@@ -48,7 +49,7 @@ export function formatBenchSummary(r: PointResult, files: readonly string[]): st
   for (const s of r.errors.samples.slice(0, 5)) lines.push(`  ${s.category}: ${s.message}`);
   const c = r.client;
   lines.push(
-    `client           ${c.workers} thread(s), event-loop p99 ${f(c.eventLoopDelayMs.p99)} ms, busy ${f(c.eventLoopUtilization === null ? null : c.eventLoopUtilization * 100, 0)}%, send lag p99 ${f(c.sendLagMs.p99, 2)} ms`,
+    `client           ${plural(c.workers, 'thread')}, event-loop p99 ${f(c.eventLoopDelayMs.p99)} ms, busy ${f(c.eventLoopUtilization === null ? null : c.eventLoopUtilization * 100, 0)}%, send lag p99 ${f(c.sendLagMs.p99, 2)} ms`,
   );
   for (const reason of c.reasons)
     lines.push(`${c.clientLimited ? 'client-limited' : 'client note'}: ${reason}`);
@@ -63,7 +64,7 @@ export function formatBenchSummary(r: PointResult, files: readonly string[]): st
     );
     if (e.lag !== null)
       lines.push(
-        `engine clock     ${e.lag.steps} events, ${e.lag.missedDeadlines} late, behind by ${e.lag.behindMs.toFixed(0)} ms (wall); ${e.lag.lockstepWaits} lockstep wait(s), ${e.lag.lockstepTimeouts} timed out`,
+        `engine clock     ${e.lag.steps} events, ${e.lag.missedDeadlines} late, behind by ${e.lag.behindMs.toFixed(0)} ms (wall); ${plural(e.lag.lockstepWaits, 'lockstep wait')}, ${e.lag.lockstepTimeouts} timed out`,
       );
     if (
       r.wallClock !== null &&

@@ -1,11 +1,27 @@
+import { engineCause } from '../engines/log-tail.ts';
 import { shellJoin, shellQuote } from '../engines/shell.ts';
 import type { EngineLaunch } from '../schema/engine-launch.ts';
-import type { RunManifest } from '../schema/run-dir.ts';
+import { plural } from '../schema/plural.ts';
+import type { PointStatus, RunManifest } from '../schema/run-dir.ts';
 import { formatDuration } from './progress.ts';
 import type { PointState } from './run-dir.ts';
 import type { SweepOutcome } from './sweep.ts';
 
 /** Text for people: the plan of a dry run, the state of a run, the summary at the end of a sweep. */
+
+/** An engine exit without the log line after it: what status.json said before causes were read from the log. */
+const BARE_EXIT =
+  /(exited before it was ready|died during the benchmark) \((exit code -?\d+|signal \w+)\)\)?$/;
+
+/**
+ * Why a point failed, as `phase: reason`. A run directory written before the sweep read causes from the
+ * engine's log still has the log's tail in status.json: the cause is read from it here.
+ */
+export function failureCause(s: Pick<PointStatus, 'phase' | 'reason' | 'logTail'>): string {
+  const reason = s.reason ?? 'no reason recorded';
+  const why = BARE_EXIT.test(reason) && s.logTail.length > 0 ? engineCause(reason, s.logTail) : reason;
+  return `${s.phase ?? 'unknown phase'}: ${why}`;
+}
 
 export function formatPlan(
   manifest: RunManifest,
@@ -15,8 +31,8 @@ export function formatPlan(
   const gpus = manifest.points.reduce((a, p) => a + p.gpus.total, 0);
   const o = manifest.options;
   lines.push(
-    `run ${manifest.runId}: ${manifest.points.length} points, ${gpus} GPU-slots in all; executor ${o.executor}` +
-      `${o.parallel > 1 ? ` (${o.parallel} at a time)` : ''}, retries ${o.retries}` +
+    `run ${manifest.runId}: ${plural(manifest.points.length, 'point')}, ${plural(gpus, 'GPU-slot')} in all; ` +
+      `executor ${o.executor}${o.parallel > 1 ? ` (${o.parallel} at a time)` : ''}, retries ${o.retries}` +
       `${o.failFast ? ', fail-fast' : ''}${o.canary ? ', canary first' : ''}`,
   );
   for (const p of manifest.points) {
@@ -25,7 +41,7 @@ export function formatPlan(
     lines.push(
       `${p.index + 1}. ${p.canary ? '[canary] ' : ''}${p.pointId}`,
       `   bucket ${p.bucket}, conc ${p.conc}, ISL ${p.bench.isl} OSL ${p.bench.osl}, ` +
-        `${p.bench.numPrompts} prompts + ${p.bench.warmup} warmup, ${p.gpus.total} GPUs${pools}`,
+        `${plural(p.bench.numPrompts, 'prompt')} + ${p.bench.warmup} warmup, ${plural(p.gpus.total, 'GPU')}${pools}`,
     );
     const launch = launches.get(p.pointId);
     if (typeof launch === 'string') lines.push(`   engine: cannot render: ${launch}`);
@@ -40,7 +56,7 @@ export function formatPlan(
       );
   }
   if (manifest.skipped.length) {
-    lines.push('', `${manifest.skipped.length} rows skipped:`);
+    lines.push('', `${plural(manifest.skipped.length, 'row')} skipped:`);
     for (const s of manifest.skipped) lines.push(`  row ${s.index} ${s.expName}: ${s.reason}`);
   }
   return `${lines.join('\n')}\n`;
@@ -64,13 +80,13 @@ export function formatStatus(
     const s = states.get(p.pointId);
     if (!s) continue;
     counts[s.state]++;
-    const tries = s.attempts === 1 ? '1 attempt' : `${s.attempts} attempts`;
+    const tries = plural(s.attempts, 'attempt');
     let detail = '';
     if (s.state === 'done') {
       const h = headlines.get(p.pointId);
       const numbers = h ? `, ${num(h.totalPerGpu)} tok/s/GPU at ${num(h.interactivity)} tok/s/user` : '';
       detail = `${formatDuration(s.status.durationS)}${numbers}${s.status.valid === false ? `, not valid: ${s.status.reason}` : ''}`;
-    } else if (s.state === 'failed') detail = `${s.status.phase}: ${s.status.reason}`;
+    } else if (s.state === 'failed') detail = failureCause(s.status);
     else if (s.incomplete)
       detail = s.status ? `interrupted in ${s.status.phase}` : 'started, no status yet (running, or stopped)';
     lines.push(`${s.state.padEnd(7)} ${p.pointId}  [${tries}]${detail ? `  ${detail}` : ''}`);
@@ -88,9 +104,11 @@ export function formatOutcome(outcome: SweepOutcome, runDir: string, manifest: R
       `${outcome.invalid.length ? `${outcome.invalid.length} not valid, ` : ''}${outcome.failed.length} failed, ` +
       `${outcome.notRun.length} not run; results in ${runDir}`,
   ];
-  for (const v of outcome.invalid) lines.push(`  not valid ${v.pointId}: ${v.reason}`);
-  for (const f of outcome.failed) lines.push(`  failed  ${f.pointId}: ${f.status.phase}: ${f.status.reason}`);
-  for (const n of outcome.notRun) lines.push(`  not run ${n.pointId}: ${n.reason}`);
+  // One column of labels, as wide as the widest: the point ids line up under each other.
+  const row = (label: string, id: string, why: string) => `  ${label.padEnd(9)} ${id}: ${why}`;
+  for (const v of outcome.invalid) lines.push(row('not valid', v.pointId, v.reason));
+  for (const f of outcome.failed) lines.push(row('failed', f.pointId, failureCause(f.status)));
+  for (const n of outcome.notRun) lines.push(row('not run', n.pointId, n.reason));
   if (outcome.canaryFailed) lines.push('the canary failed, so no other point ran');
   if (outcome.interrupted || outcome.notRun.length)
     lines.push(`resume with: infx sweep --resume ${manifest.runId} --out ${runDir.replace(/\/[^/]+$/, '')}`);

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ENGINE_GROUPS_FILE, GroupRecord } from '../engines/groups.ts';
+import { engineCause } from '../engines/log-tail.ts';
 import { allocatePort, releasePort } from '../engines/ports.ts';
 import {
   EngineStartError,
@@ -47,6 +48,7 @@ class PhaseFailure extends Error {
   constructor(
     readonly phase: PointPhase,
     message: string,
+    readonly engineGone = false,
   ) {
     super(message);
   }
@@ -83,7 +85,7 @@ function judge(result: PointResult, engineDied: string | null): PointFailure | n
   const c = result.counts;
   if (c.warmupCompleted === 0 && c.warmupFailed > 0)
     return { phase: 'warmup', reason: `every warmup request failed (${summarizeErrors(result, true)})` };
-  if (engineDied) return { phase: 'benchmark', reason: engineDied };
+  if (engineDied) return { phase: 'benchmark', reason: engineDied, engineGone: true };
   if (!result.gate.passed) return { phase: 'benchmark', reason: result.gate.reason ?? 'the gate failed' };
   return null;
 }
@@ -99,7 +101,14 @@ function invalidReason(r: PointResult): string {
 interface PointFailure {
   phase: PointPhase;
   reason: string;
+  /** The engine went away on its own: the cause is in its log (src/engines/log-tail.ts). */
+  engineGone?: boolean;
 }
+
+/** Lines of server.log read for the cause: enough to see past an engine's INFO lines on its way out. */
+const CAUSE_LINES = 200;
+/** Lines of server.log kept in status.json. */
+const TAIL_LINES = 20;
 
 function summarizeErrors(result: PointResult, warmup: boolean): string {
   const by = warmup ? result.errors.warmupByCategory : result.errors.byCategory;
@@ -202,15 +211,17 @@ export async function runPointAttempt(spec: PointSpec, opts: AttemptOptions): Pr
       if (!failure && !report.result.valid) note = `the result is not valid: ${invalidReason(report.result)}`;
     } catch (err) {
       if (err instanceof BenchInterrupted)
-        throw new PhaseFailure('warmup', engineDied ?? `interrupted: ${err.message}`);
+        throw new PhaseFailure('warmup', engineDied ?? `interrupted: ${err.message}`, engineDied !== null);
       if (err instanceof BenchError) throw new PhaseFailure('warmup', err.message);
       throw err;
     } finally {
       o.signal?.removeEventListener('abort', abort);
     }
   } catch (err) {
-    if (err instanceof PhaseFailure) failure = { phase: err.phase, reason: err.message };
-    else if (err instanceof EngineStartError) failure = { phase: 'setup', reason: err.message };
+    if (err instanceof PhaseFailure)
+      failure = { phase: err.phase, reason: err.message, engineGone: err.engineGone };
+    else if (err instanceof EngineStartError)
+      failure = { phase: 'setup', reason: err.message, engineGone: err.exit !== null };
     else failure = { phase, reason: (err as Error).message ?? String(err) };
   }
 
@@ -231,6 +242,10 @@ export async function runPointAttempt(spec: PointSpec, opts: AttemptOptions): Pr
   }
   for (const p of launch?.processes ?? []) releasePort(p.port);
 
+  // Read once the engine is stopped, so its last words are in the file.
+  const tail = failure ? await logTail(logPath, CAUSE_LINES) : [];
+  if (failure?.engineGone) failure = { ...failure, reason: engineCause(failure.reason, tail) };
+
   const finished = new Date();
   const interrupted = o.signal?.aborted === true;
   const status: PointStatus = {
@@ -247,7 +262,7 @@ export async function runPointAttempt(spec: PointSpec, opts: AttemptOptions): Pr
     durationS: (finished.getTime() - started.getTime()) / 1000,
     host,
     engineExit,
-    logTail: failure ? await logTail(logPath, 20) : [],
+    logTail: tail.slice(-TAIL_LINES),
   };
   await writeJson(join(o.outDir, ATTEMPT_FILES.status), status);
   return status;

@@ -10,6 +10,7 @@ import { pointWithAttempts, runAttempts, runManifestJson, runPointRows } from '.
 import { HttpError, notFound } from '../http.ts';
 import { attemptFile, engineCommands, type Located, logTail } from '../run-files.ts';
 import type { ApiContext, ApiResponse } from './context.ts';
+import { runPointFacts } from './run-metrics.ts';
 
 /**
  * `GET /api/runs`, `GET /api/runs/:id` (every planned point with its attempts, failure phase and reason,
@@ -70,10 +71,11 @@ export async function runDetail(ctx: ApiContext, runId: string): Promise<RunDeta
 
 async function buildDetail(ctx: ApiContext, run: StoredRun, located: Located): Promise<RunDetail> {
   const runId = run.runId;
-  const [points, attempts, facts] = await Promise.all([
+  const [points, attempts, facts, results] = await Promise.all([
     runPointRows(ctx.store, runId),
     runAttempts(ctx.store, runId),
     manifestFacts(ctx.store, runId, run.ingestedAt),
+    runPointFacts(ctx.store, runId),
   ]);
   const dir = located.dir;
   const byPoint = new Map<string, AttemptsTable[]>();
@@ -129,6 +131,8 @@ async function buildDetail(ctx: ApiContext, run: StoredRun, located: Located): P
         reason: p.reason,
         valid: p.valid === null ? null : p.valid === 1,
         engineSettings: facts.specs.get(p.point_id)?.engine ?? null,
+        metrics: results.get(p.point_id)?.metrics ?? null,
+        requests: results.get(p.point_id)?.requests ?? null,
         attempts: list,
         links: {
           result: p.valid === null ? null : `${pointPath(runId, p.point_id)}/result`,

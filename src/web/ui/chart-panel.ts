@@ -120,7 +120,8 @@ export class ChartPanel {
     clear(this.legend);
     const items = chart.series.map((s) => {
       const swatch = h('span', {
-        class: `swatch${s.dashed ? ' dashed' : ''}`,
+        class: `swatch${s.line === 'solid' ? '' : ` ${s.line}`}`,
+        'data-line': s.line,
         style: `--c: ${s.color}`,
         'aria-hidden': 'true',
       });

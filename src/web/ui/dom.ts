@@ -47,3 +47,16 @@ export function download(name: string, blob: Blob): void {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
+
+/**
+ * A long path or id (`/data/runs/…/points/…`, `llama8b_256_64_bf16_…`) with a break opportunity after each
+ * separator, in a span that may also break anywhere: it wraps at its slashes instead of widening the page.
+ */
+export function breakable(text: string, attrs: Attrs = {}): HTMLSpanElement {
+  const parts = text.split(/(?<=[/_|,])/);
+  return h(
+    'span',
+    { ...attrs, class: `path${attrs.class ? ` ${attrs.class}` : ''}` },
+    parts.flatMap((part, i) => (i < parts.length - 1 ? [part, h('wbr')] : [part])),
+  );
+}

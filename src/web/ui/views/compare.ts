@@ -1,6 +1,7 @@
 import type { XAxis } from '../../../analysis/axes.ts';
 import { headline, sideLabel, verdictLine } from '../../../analysis/compare-format.ts';
 import type { CompareReport, ConfigComparison } from '../../../schema/compare-report.ts';
+import { plural } from '../../../schema/plural.ts';
 import type { StoredRun } from '../../../schema/store.ts';
 import type { ComparePointsResponse } from '../../../schema/web-api.ts';
 import { getJson, queryString } from '../api.ts';
@@ -159,7 +160,8 @@ export function compareView(root: HTMLElement): View {
     if (sides === null) return;
     panel.render({
       inputs: [sides.run, sides.baseline],
-      options: { x, stat, runLabels: true, hidden },
+      // A config keeps its colour on both sides; the run is solid, the baseline dashed.
+      options: { x, stat, runLabels: true, hidden, styleBy: 'config-and-run' },
     });
   }
 
@@ -270,7 +272,7 @@ export function compareView(root: HTMLElement): View {
           'p',
           { class: 'summary' },
           `Run ${sideLabel(r, r.run)} against ${sideLabel(r, r.baseline)}${r.baseline.label === 'official' ? ` (runs ${r.baseline.runIds.join(', ') || 'none'})` : ''}: ` +
-            `${r.configs.length} config(s) in both, at matched ${r.interactivityStat} interactivity; a gain ` +
+            `${plural(r.configs.length, 'config')} in both, at matched ${r.interactivityStat} interactivity; a gain ` +
             'within the run-to-run spread is no difference.',
         ),
         h('p', { class: 'headline verdict', 'data-verdict': r.verdict }, verdictLine(r)),

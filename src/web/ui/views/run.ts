@@ -1,15 +1,16 @@
+import { plural } from '../../../schema/plural.ts';
 import type { PointOutcome } from '../../../schema/store.ts';
 import type { RunAttempt, RunDetail, RunPoint } from '../../../schema/web-api.ts';
 import { getJson } from '../api.ts';
-import { appLink, clear, h } from '../dom.ts';
-import { shellQuote, when } from '../format.ts';
+import { appLink, breakable, clear, h } from '../dom.ts';
+import { fmt, shellQuote, when } from '../format.ts';
 import { engineBadge } from './runs.ts';
 import type { View } from './view.ts';
 
 /**
- * `/runs/:id`: the run and every planned point — outcome, attempts with their status, failure phase and
- * reason, the engine command each attempt launched, and links to the stored result, the request records
- * and the server log.
+ * `/runs/:id`: the run and every planned point — outcome, its stored result's metrics, attempts with their
+ * status, failure phase and cause (shown in full: it is what a person opens the page for), the engine
+ * command each attempt launched, and links to the stored result, the request records and the server log.
  */
 
 const PAGE = 300;
@@ -29,7 +30,7 @@ function attemptLine(a: RunAttempt): HTMLElement {
     h('span', { class: `badge ${a.status}` }, what),
     a.durationS === null ? null : h('span', { class: 'muted' }, ` ${a.durationS.toFixed(1)} s`),
     a.host ? h('span', { class: 'muted' }, ` on ${a.host}`) : null,
-    a.reason ? h('div', { class: 'reason' }, a.reason) : null,
+    a.reason ? h('div', { class: 'reason' }, breakable(a.reason)) : null,
     a.logTail.length > 0
       ? h(
           'details',
@@ -67,6 +68,32 @@ function attemptLine(a: RunAttempt): HTMLElement {
   );
 }
 
+/** The metric columns of the points table: heading, and the value of a point with a stored result. */
+const METRICS: [string, string, (m: NonNullable<RunPoint['metrics']>) => number | null][] = [
+  ['tput', 'tok/s/GPU', (m) => m.tputPerGpu],
+  ['interactivity', 'tok/s/user', (m) => m.interactivity.median],
+  ['ttft', 'TTFT ms', (m) => m.ttftMs.median],
+  ['e2el', 'E2E s', (m) => (m.e2elMs.median === null ? null : m.e2elMs.median / 1000)],
+];
+
+function metricCells(p: RunPoint): HTMLElement[] {
+  const m = p.metrics;
+  const cells = METRICS.map(([key, , value]) =>
+    h('td', { class: 'num metric', 'data-metric': key }, m === null ? '' : fmt(value(m))),
+  );
+  const r = p.requests;
+  cells.push(
+    h(
+      'td',
+      { class: 'num metric', 'data-metric': 'requests' },
+      r === null
+        ? ''
+        : [String(r.ok), ' / ', h('span', { class: r.failed > 0 ? 'bad' : 'muted' }, String(r.failed))],
+    ),
+  );
+  return cells;
+}
+
 function pointRow(p: RunPoint): HTMLElement {
   const links = [
     p.links.result ? h('a', { href: p.links.result, target: '_blank', rel: 'noopener' }, 'result') : null,
@@ -80,7 +107,7 @@ function pointRow(p: RunPoint): HTMLElement {
   return h(
     'tr',
     { id: p.pointId, class: `point ${p.outcome}`, 'data-point': p.pointId },
-    h('td', null, h('div', null, p.label), h('div', { class: 'muted small' }, p.pointId)),
+    h('td', null, h('div', null, p.label), breakable(p.pointId, { class: 'muted small block' })),
     h('td', { class: 'num' }, p.conc),
     h('td', { class: 'num' }, p.gpus),
     h(
@@ -89,10 +116,13 @@ function pointRow(p: RunPoint): HTMLElement {
       h('span', { class: `badge ${p.outcome}` }, p.outcome),
       p.valid === false ? h('span', { class: 'badge failed' }, 'invalid') : null,
     ),
+    ...metricCells(p),
     h(
       'td',
       { class: 'failure' },
-      p.outcome === 'ingested' ? '' : [p.phase ? h('strong', null, `${p.phase}: `) : null, p.reason ?? ''],
+      p.outcome === 'ingested'
+        ? ''
+        : [p.phase ? h('strong', null, `${p.phase}: `) : null, breakable(p.reason ?? '', { class: 'cause' })],
     ),
     h('td', null, h('ul', { class: 'attempts' }, p.attempts.map(attemptLine))),
     h(
@@ -201,8 +231,8 @@ export function runView(root: HTMLElement, runId: string): View {
             ],
             ['Engine', engineFact(d)],
             ['Host', `${r.host} · executor ${r.executor} · seed ${r.seed} · infx ${r.infxVersion}`],
-            ['Sources', r.sourceFiles.map((f) => f.path).join(', ')],
-            ['Run directory', d.runDir ?? 'not available'],
+            ['Sources', breakable(r.sourceFiles.map((f) => f.path).join(', '))],
+            ['Run directory', d.runDir === null ? 'not available' : breakable(d.runDir, { class: 'mono' })],
           ].map(([k, v]) => h('div', null, h('dt', null, k), h('dd', null, v))),
         ),
         d.runDirNote
@@ -216,7 +246,7 @@ export function runView(root: HTMLElement, runId: string): View {
           ? h(
               'p',
               { class: 'note' },
-              `${d.skipped.length} matrix row(s) skipped by the sweep: ${d.skipped.map((s) => `${s.expName} (${s.reason})`).join('; ')}`,
+              `${plural(d.skipped.length, 'matrix row')} skipped by the sweep: ${d.skipped.map((s) => `${s.expName} (${s.reason})`).join('; ')}`,
             )
           : null,
         h(
@@ -246,9 +276,11 @@ export function runView(root: HTMLElement, runId: string): View {
             h(
               'tr',
               null,
-              ['Point', 'Conc', 'GPUs', 'Outcome', 'Failure', 'Attempts', 'Files'].map((t) =>
-                h('th', null, t),
+              ['Point', 'Conc', 'GPUs', 'Outcome'].map((t) => h('th', null, t)),
+              [...METRICS.map(([, label]) => label), 'Requests ok / failed'].map((t) =>
+                h('th', { class: 'metric' }, t),
               ),
+              ['Failure', 'Attempts', 'Files'].map((t) => h('th', null, t)),
             ),
           ),
           tbody,
