@@ -28,6 +28,8 @@ async function bench(script: ScriptedScriptInput, flags: string[]): Promise<Run>
       server.url,
       '--model',
       'scripted',
+      '--gpus',
+      '1',
       '--isl',
       '32',
       '--osl',
@@ -73,9 +75,11 @@ describe('infx bench', () => {
       'inferencex',
     ]);
     expect(run.stderr).not.toMatch(/error/);
-    expect(run.code).toBe(0);
     const r = run.result!;
-    expect(r.valid).toBe(true);
+    // The scripted server shares this process's event loop with the client, so on a loaded machine the
+    // client can be (rightly) flagged as the bottleneck of so short a run: then, and only then, exit 1.
+    expect(r.valid).toBe(!r.clientLimited);
+    expect(run.code).toBe(r.clientLimited ? 1 : 0);
     expect(r.counts).toMatchObject({ scheduled: 6, completed: 6, failed: 0, warmupCompleted: 3 });
     expect(run.records).toHaveLength(9);
     expect(run.records.filter((x) => x.phase === 'warmup')).toHaveLength(3);
@@ -266,6 +270,8 @@ describe('infx bench: bad input', () => {
         server.url,
         '--model',
         'm',
+        '--gpus',
+        '1',
         '--isl',
         '8',
         '--osl',

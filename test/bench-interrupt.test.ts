@@ -27,6 +27,8 @@ describe('infx bench interrupted', () => {
           server.url,
           '--model',
           'm',
+          '--gpus',
+          '1',
           '--isl',
           '16',
           '--osl',

@@ -1,22 +1,34 @@
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { loadProgressReporter, stepProgressReporter } from '../client/progress.ts';
+import type { BenchRunRequest } from '../sweep/bench-plan.ts';
+import { BenchError, BenchInterrupted, BenchUsageError } from '../sweep/bench-point.ts';
+import { runBenchSweep } from '../sweep/bench-sweep.ts';
 import {
-  BenchError,
-  BenchInterrupted,
-  type BenchOptions,
-  BenchUsageError,
-  runBench,
-} from '../sweep/bench-point.ts';
-import { formatBenchSummary } from '../sweep/bench-summary.ts';
+  formatPointLine,
+  formatSinglePointSummary,
+  formatSweepSummary,
+} from '../sweep/bench-sweep-format.ts';
+import { RunDirError } from '../sweep/run-dir.ts';
 import { WorkloadError } from '../workload/errors.ts';
 import { nonNegativeInt, numberIn, parseIntArg, positiveInt } from './common.ts';
 import type { CliIO } from './io.ts';
 
-/** `infx bench`: measure one point against any OpenAI-compatible server. */
+/**
+ * `infx bench`: benchmark a running OpenAI-compatible server at one or more concurrencies, into a run
+ * directory that `infx ingest`, `plot`, `compare` and `serve` read.
+ */
 
 function rate(value: string): number | 'inf' {
   if (value === 'inf') return 'inf';
   return numberIn(0, Number.POSITIVE_INFINITY, true)(value);
+}
+
+/** `--concurrency 1 2 4`: each value a positive integer, none twice (commander hands them over one by one). */
+function concurrencyList(value: string, previous: number[] | undefined): number[] {
+  const n = positiveInt(value);
+  if (previous?.includes(n))
+    throw new InvalidArgumentError(`concurrency ${n} is listed twice: give each concurrency once`);
+  return [...(previous ?? []), n];
 }
 
 function workers(value: string): number | 'auto' {
@@ -30,7 +42,7 @@ interface Flags {
   isl: number;
   osl: number;
   randomRangeRatio: number;
-  concurrency: number;
+  concurrency: number[];
   numPrompts?: number;
   warmup?: number;
   requestRate: number | 'inf';
@@ -48,12 +60,20 @@ interface Flags {
   out: string;
   format: 'infx' | 'inferencex';
   clock: 'auto' | 'wall';
+  accelerator: string;
+  framework: string;
+  precision: string;
+  modelPrefix?: string;
+  runId?: string;
+  force?: boolean;
 }
 
 export function registerBench(program: Command, io: CliIO, setExit: (code: number) => void, version: string) {
   program
     .command('bench')
-    .description('benchmark one point (fixed input/output lengths) against an OpenAI-compatible server')
+    .description(
+      'benchmark a running OpenAI-compatible server (fixed input/output lengths), one point per --concurrency, into a run directory for infx ingest, plot, compare and serve',
+    )
     .requiredOption('--base-url <url>', 'server address, e.g. http://127.0.0.1:8000')
     .requiredOption('--model <name>', 'model name to send in requests')
     .addOption(
@@ -62,7 +82,11 @@ export function registerBench(program: Command, io: CliIO, setExit: (code: numbe
     .requiredOption('--isl <n>', 'input length in tokens (upper end of the sampled range)', positiveInt)
     .requiredOption('--osl <n>', 'output length in tokens (upper end of the sampled range)', positiveInt)
     .option('--random-range-ratio <r>', 'lengths are drawn uniformly from [r*L, L]', numberIn(0, 1), 0.8)
-    .requiredOption('--concurrency <n>', 'requests in flight at once', positiveInt)
+    .requiredOption(
+      '--concurrency <n...>',
+      'requests in flight at once; several values sweep them, one point each (e.g. 1 2 4 8 16)',
+      concurrencyList,
+    )
     .option('--num-prompts <n>', 'measured requests (default 10 x concurrency)', positiveInt)
     .option('--warmup <n>', 'warmup requests before timing starts (default 2 x concurrency)', nonNegativeInt)
     .option('--request-rate <r>', "arrivals per second, or 'inf' for a closed loop", rate, 'inf' as const)
@@ -81,7 +105,11 @@ export function registerBench(program: Command, io: CliIO, setExit: (code: numbe
       'local Hugging Face model directory with tokenizer.json (default: built-in o200k_base)',
     )
     .option('--chat-template', "completions endpoint: render the tokenizer's chat template in the client")
-    .option('--gpus <n>', 'GPUs allocated to the server (per-GPU throughput denominator)', positiveInt)
+    .option(
+      '--gpus <n>',
+      "GPUs allocated to the server, the per-GPU throughput denominator (needed unless the server is infx's simulated engine, which says)",
+      positiveInt,
+    )
     .option(
       '--prefill-gpus <n>',
       'disaggregated: GPUs of the prefill pool (input throughput per GPU)',
@@ -119,7 +147,27 @@ export function registerBench(program: Command, io: CliIO, setExit: (code: numbe
         .choices(['auto', 'wall'])
         .default('auto'),
     )
-    .requiredOption('--out <dir>', 'folder for requests.jsonl and result.json')
+    .requiredOption(
+      '--out <dir>',
+      'run directory (manifest.json, points/<id>/attempt-<n>/…); a one-point run also keeps requests.jsonl and result.json at its top',
+    )
+    .option(
+      '--accelerator <name>',
+      "the GPU the server runs on, e.g. h100, h200, mi300x (the run's hardware label)",
+      'unknown',
+    )
+    .option(
+      '--framework <name>',
+      "the engine serving, e.g. vllm, sglang (the run's framework label)",
+      'external',
+    )
+    .option('--precision <p>', "the weights' precision, e.g. bf16, fp8 (the run's label)", 'unknown')
+    .option(
+      '--model-prefix <name>',
+      "the curve's short model name (default: from --model, e.g. llama-3.1-8b-instruct)",
+    )
+    .option('--run-id <id>', "id of a new run (default: the --out folder's name)")
+    .option('--force', 'measure again the points the run directory already holds measured')
     .addOption(
       new Option(
         '--format <fmt>',
@@ -134,34 +182,47 @@ export function registerBench(program: Command, io: CliIO, setExit: (code: numbe
 }
 
 async function bench(flags: Flags, io: CliIO, version: string): Promise<number> {
-  const options: BenchOptions = {
-    baseUrl: flags.baseUrl,
-    model: flags.model,
-    endpoint: flags.endpoint,
-    isl: flags.isl,
-    osl: flags.osl,
-    randomRangeRatio: flags.randomRangeRatio,
-    concurrency: flags.concurrency,
-    numPrompts: flags.numPrompts ?? null,
-    warmup: flags.warmup ?? null,
-    requestRate: flags.requestRate,
-    burstiness: flags.burstiness,
-    ignoreEos: flags.ignoreEos,
-    tokenizer: flags.tokenizer ?? null,
-    chatTemplate: flags.chatTemplate ?? false,
-    gpus: flags.gpus ?? null,
-    prefillGpus: flags.prefillGpus ?? null,
-    decodeGpus: flags.decodeGpus ?? null,
-    seed: flags.seed,
-    timeoutS: flags.timeout,
-    maxFailureRate: flags.maxFailureRate,
-    workers: flags.workers,
-    out: flags.out,
-    formats: flags.format === 'inferencex' ? ['infx', 'inferencex'] : ['infx'],
-    apiKey: process.env.OPENAI_API_KEY ?? null,
-    version,
-    clock: flags.clock,
+  const req: BenchRunRequest = {
+    bench: {
+      baseUrl: flags.baseUrl,
+      model: flags.model,
+      endpoint: flags.endpoint,
+      isl: flags.isl,
+      osl: flags.osl,
+      randomRangeRatio: flags.randomRangeRatio,
+      concurrency: flags.concurrency[0] ?? 1,
+      numPrompts: flags.numPrompts ?? null,
+      warmup: flags.warmup ?? null,
+      requestRate: flags.requestRate,
+      burstiness: flags.burstiness,
+      ignoreEos: flags.ignoreEos,
+      tokenizer: flags.tokenizer ?? null,
+      chatTemplate: flags.chatTemplate ?? false,
+      gpus: flags.gpus ?? null,
+      prefillGpus: flags.prefillGpus ?? null,
+      decodeGpus: flags.decodeGpus ?? null,
+      seed: flags.seed,
+      timeoutS: flags.timeout,
+      maxFailureRate: flags.maxFailureRate,
+      workers: flags.workers,
+      out: flags.out,
+      formats: flags.format === 'inferencex' ? ['infx', 'inferencex'] : ['infx'],
+      apiKey: process.env.OPENAI_API_KEY ?? null,
+      version,
+      clock: flags.clock,
+    },
+    concurrencies: flags.concurrency,
+    runDir: flags.out,
+    runId: flags.runId ?? null,
+    labels: {
+      modelPrefix: flags.modelPrefix ?? null,
+      accelerator: flags.accelerator,
+      framework: flags.framework,
+      precision: flags.precision,
+    },
+    force: flags.force ?? false,
   };
+  const single = flags.concurrency.length === 1;
   const sink = { write: io.stderr, isTTY: io.stderrIsTTY ?? io.isTTY };
   const controller = new AbortController();
   const onSignal = () => {
@@ -171,17 +232,31 @@ async function bench(flags: Flags, io: CliIO, version: string): Promise<number> 
     );
     controller.abort();
   };
-  process.on('SIGINT', onSignal);
+  // SIGTERM and SIGHUP too (a job stopped, the terminal gone): the point stops, what was measured is kept
+  // and the run directory's lock is given back.
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const s of signals) process.on(s, onSignal);
   try {
-    const report = await runBench(options, {
+    const report = await runBenchSweep(req, {
       log: (line) => io.stderr(`${line}\n`),
-      onPromptProgress: stepProgressReporter(sink, 'infx bench prompts'),
-      onLoadProgress: loadProgressReporter(sink, 'infx bench'),
+      progressFor: (spec) => {
+        const label = single ? 'infx bench' : `infx bench c=${spec.conc}`;
+        return {
+          onPromptProgress: stepProgressReporter(sink, `${label} prompts`),
+          onLoadProgress: loadProgressReporter(sink, label),
+        };
+      },
+      onPoint: (o, i, n) => {
+        // A point found done was said so as it was found.
+        if (!single && o.kind !== 'already-done') io.stderr(`${formatPointLine(o, i, n)}\n`);
+      },
       signal: controller.signal,
     });
-    io.stdout(formatBenchSummary(report.result, report.files));
-    if (controller.signal.aborted) return 130;
-    return report.result.valid ? 0 : 1;
+    io.stdout(single ? formatSinglePointSummary(report) : formatSweepSummary(report));
+    if (report.stopped) io.stderr(`error: ${report.stopped}\n`);
+    if (report.interrupted) return 130;
+    const allGood = report.points.every((p) => p.status?.status === 'ok' && p.status.valid !== false);
+    return allGood ? 0 : 1;
   } catch (err) {
     if (err instanceof BenchInterrupted) {
       io.stderr(`${err.message}\n`);
@@ -191,12 +266,12 @@ async function bench(flags: Flags, io: CliIO, version: string): Promise<number> 
       io.stderr(`error: ${err.message}\n`);
       return 2;
     }
-    if (err instanceof BenchError || err instanceof WorkloadError) {
+    if (err instanceof BenchError || err instanceof WorkloadError || err instanceof RunDirError) {
       io.stderr(`error: ${err.message}\n`);
       return 1;
     }
     throw err;
   } finally {
-    process.off('SIGINT', onSignal);
+    for (const s of signals) process.off(s, onSignal);
   }
 }

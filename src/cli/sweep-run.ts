@@ -1,5 +1,6 @@
 import { describePreflight, planPreflight, runPreflight } from '../engines/preflight.ts';
 import type { RunManifest } from '../schema/run-dir.ts';
+import { isBenchRun } from '../sweep/bench-plan.ts';
 import { executeRun } from '../sweep/execute.ts';
 import { formatOutcome } from '../sweep/format.ts';
 import { acquireRunLock, describeHolder, type RunLock } from '../sweep/lock.ts';
@@ -7,6 +8,7 @@ import { sweepReporter } from '../sweep/progress.ts';
 import { readManifest } from '../sweep/run-dir.ts';
 import type { Selection } from '../sweep/sweep.ts';
 import type { CliIO } from './io.ts';
+import { UsageError } from './sweep-errors.ts';
 
 /** Takes the run directory's lock (src/sweep/lock.ts), saying so when it takes over a stale one. */
 export function lockRun(runDir: string, command: string, io: CliIO, create = false): RunLock {
@@ -52,6 +54,14 @@ export async function runAndReport(
   overrides: { retries?: number | undefined } = {},
   held?: RunLock,
 ): Promise<number> {
+  // infx bench measured a server infx did not start: only the same bench command can measure the rest.
+  if (isBenchRun(runDir)) {
+    held?.release();
+    throw new UsageError(
+      `${runDir} was written by infx bench against a running server, which infx sweep cannot start: run ` +
+        'the same infx bench command again to measure what is missing (or with --force to measure again)',
+    );
+  }
   // A folder that is not a run directory is an error, not locked.
   const stored = held ? null : await readManifest(runDir);
   const lock = held ?? lockRun(runDir, `infx sweep retry ${runDir}`, io);

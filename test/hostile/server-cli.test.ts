@@ -62,6 +62,8 @@ async function bench(
     server.url,
     '--model',
     'm',
+    '--gpus',
+    '1',
     '--isl',
     '16',
     '--osl',
