@@ -398,4 +398,23 @@ describe('did you mean', () => {
     );
     expect(r.stdout).not.toContain("label 'bug'");
   });
+
+  it('names the priority label a PR label nearly is (infx matrix priority)', async () => {
+    const rows = '[{"runner": "h100", "framework": "vllm", "precision": "bf16"}]';
+    const args = ['matrix', 'priority', '--labels', 'skip-queue', 'ci-patchwrok', 'docs', '--pr-number', '7'];
+    const r = await runCli(args, rows);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      "label 'skip-queue' is not a label the CI priority policy knows; did you mean skip_queue?",
+    );
+    expect(r.stderr).toContain(
+      "label 'ci-patchwrok' is not a label the CI priority policy knows; did you mean ci-patchwork?",
+    );
+    expect(r.stderr).not.toContain("'docs'");
+    // The typo changed nothing: no skip-queue-pr, as without the label.
+    expect(r.stdout).not.toContain('skip-queue-pr');
+    const right = await runCli(['matrix', 'priority', '--labels', 'skip_queue', '--pr-number', '7'], rows);
+    expect(right.stderr).toBe('');
+    expect(right.stdout).toContain('"skip-queue-pr": 7');
+  });
 });

@@ -78,13 +78,15 @@ export function registerMatrixPolicy(matrix: Command, io: CliIO, setExit: (code:
         policy?: string;
       }) => {
         try {
-          const [{ loadCiPriorityPolicy }, { annotatePriorities }, { pyDumps }] = await Promise.all([
-            import('../config/ci-priority.ts'),
-            import('../matrix/priority.ts'),
-            import('../matrix/json.ts'),
-          ]);
+          const [{ loadCiPriorityPolicy }, { annotatePriorities, priorityLabelWarnings }, { pyDumps }] =
+            await Promise.all([
+              import('../config/ci-priority.ts'),
+              import('../matrix/priority.ts'),
+              import('../matrix/json.ts'),
+            ]);
           const payload = await readJsonInput(flags.matrix, io, 'payload');
           const policy = flags.policy ? loadCiPriorityPolicy(flags.policy) : undefined;
+          for (const w of priorityLabelWarnings(flags.labels, policy)) io.stderr(`warning: ${w}\n`);
           const annotated = annotatePriorities(payload, {
             event: flags.event,
             labels: flags.labels,

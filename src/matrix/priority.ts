@@ -4,6 +4,7 @@ import { isRecord } from '../schema/guards.ts';
 import { roundHalfUp } from './decimal.ts';
 import { MatrixError } from './errors.ts';
 import { canonicalJson } from './json.ts';
+import { closest } from './suggest.ts';
 
 /** CI priority scores and queue tokens for matrix jobs (matrix-spec §11). */
 
@@ -101,6 +102,29 @@ export function priorityScore(job: Record<string, unknown>, ctx: PriorityContext
   if (criteria?.has('checklist-complete') || checklist.names.some((l) => labels.has(l)))
     score += checklist.adjustment;
   return roundHalfUp(score, 3);
+}
+
+/**
+ * Labels one typo away from a label the priority policy scores ("skip-queue" for skip_queue) change nothing,
+ * silently; a PR has unrelated labels too, so only near misses are named.
+ */
+export function priorityLabelWarnings(labels: readonly string[], policy?: CiPriorityPolicy): string[] {
+  const p = policy ?? DEFAULT_CI_PRIORITY_POLICY;
+  const l = p.labels;
+  const known = [
+    l['skip-queue'].name,
+    ...l['checklist-complete'].names,
+    ...l.patchwork.names,
+    ...l.patchwork['waived-by'],
+  ];
+  return labels
+    .filter((x) => !known.includes(x))
+    .flatMap((x) => {
+      const near = closest(x, known, 1);
+      return near.length
+        ? [`label '${x}' is not a label the CI priority policy knows; did you mean ${near[0]}?`]
+        : [];
+    });
 }
 
 export interface AnnotateOptions extends PriorityContext {
