@@ -14,11 +14,15 @@ const SRC = join(REPO_ROOT, 'src');
 function layerTable(): Map<string, Set<string> | 'all'> {
   const doc = readFileSync(join(REPO_ROOT, 'docs/architecture.md'), 'utf8');
   const table = new Map<string, Set<string> | 'all'>();
-  for (const m of doc.matchAll(/^\| `src\/([a-z-]+)\/` \| [^|]+ \| ([^|]+) \|$/gm)) {
-    const allowed = (m[2] as string).trim();
-    if (/^every layer/.test(allowed)) table.set(m[1] as string, 'all');
-    else if (allowed === 'nothing of ours') table.set(m[1] as string, new Set());
-    else table.set(m[1] as string, new Set(allowed.split(',').map((s) => s.trim())));
+  for (const line of doc.split('\n')) {
+    // | `src/<layer>/` | owns | may import |, however the table is padded
+    const cells = line.split('|').map((c) => c.trim());
+    const layer = /^`src\/([a-z-]+)\/`$/.exec(cells[1] ?? '')?.[1];
+    if (layer === undefined || cells.length !== 5) continue;
+    const allowed = cells[3] as string;
+    if (/^every layer/.test(allowed)) table.set(layer, 'all');
+    else if (allowed === 'nothing of ours') table.set(layer, new Set());
+    else table.set(layer, new Set(allowed.split(',').map((s) => s.trim())));
   }
   return table;
 }
