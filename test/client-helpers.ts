@@ -88,6 +88,8 @@ export async function spawnServer(args: string[]): Promise<ServerProcess> {
   return {
     url,
     stop: async () => {
+      // Stopping twice (a test reads the log, then its finally stops again) is a no-op.
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
       await exited;

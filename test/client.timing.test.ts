@@ -2,15 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { arrivalOffsetsMs } from '../src/client/arrivals.ts';
 import { summarize } from '../src/metrics/stats.ts';
 import type { RequestRecord } from '../src/schema/request-record.ts';
+import type { ServerEvent } from '../src/sim/scripted/log.ts';
 import { seededRandom } from '../src/workload/random.ts';
 import { load, spawnScripted, textRequests } from './client-helpers.ts';
 
 /**
- * The client measures what the server did. Against a scripted server in its own process, the measured
- * TTFT, TPOT, ITL and E2EL match the script within 2 ms, and every chunk's timestamp matches the
- * server's own log of when it wrote that chunk. Statistics (median, p90), not single samples, are
- * compared: one garbage-collection pause in either process can delay one event by a few ms, and that
- * is what the client-health figures (event-loop delay) are there to report.
+ * The client measures what the server did. Against a scripted server in its own process, every chunk's
+ * timestamp matches the server's own log of when it wrote that chunk (within 2 ms), and the measured
+ * TTFT, TPOT, ITL and E2EL medians match the script within 2 ms. The client is held to what the server
+ * wrote, not to the script: a server timer that fires late on a busy machine is the server's lateness,
+ * which the client must report, not hide. Statistics (median, mean, p90), not single samples, are
+ * compared: one garbage-collection pause in either process can delay one event by a few ms, and that is
+ * what the client-health figures (event-loop delay) are there to report.
  */
 
 const TOLERANCE_MS = 2;
@@ -22,7 +25,40 @@ function within(values: number[], target: number) {
   expect(Math.abs(s.p90! - target)).toBeLessThan(TOLERANCE_MS);
 }
 
+function medianWithin(values: number[], target: number) {
+  expect(Math.abs(summarize(values).median! - target)).toBeLessThan(TOLERANCE_MS);
+}
+
 const bench = (records: RequestRecord[]) => records.filter((r) => r.phase === 'benchmark');
+
+/**
+ * Each measured request against the server's log of it: first token, last token and every gap between
+ * chunks as the client stamped them, minus when the server wrote them. Warmup requests arrive first (the
+ * warmup is drained before timing starts) and measured ones in the order they were sent (arrivals are
+ * spaced, or one at a time), so the k-th measured request is the server's (warmup + k)-th event.
+ */
+function againstLog(records: RequestRecord[], log: ServerEvent[], warmup: number, originMs: number) {
+  const rs = [...bench(records)].sort((a, b) => a.sentMs - b.sentMs);
+  const first: number[] = [];
+  const last: number[] = [];
+  const gaps: number[] = [];
+  rs.forEach((r, i) => {
+    const event = log[warmup + i]!;
+    const writes = event.writes.filter((w) => w.chunk !== null).map((w) => w.writtenMs - originMs);
+    expect(writes).toHaveLength(r.contentChunks);
+    first.push(r.firstTokenMs! - writes[0]!);
+    last.push(r.lastTokenMs! - writes.at(-1)!);
+    r.chunkGapsMs.forEach((gap, j) => {
+      gaps.push(gap - (writes[j + 1]! - writes[j]!));
+    });
+  });
+  for (const diffs of [first, last]) {
+    // A chunk is read after it was written, never before.
+    for (const d of diffs) expect(d).toBeGreaterThanOrEqual(0);
+    within(diffs, 0);
+  }
+  within(gaps, 0);
+}
 
 // A machine busy with other work can stall either process for a few ms more than once in a run; a
 // wrong client fails every attempt, a noisy neighbour not three in a row.
@@ -44,17 +80,21 @@ describe('client timing against a scripted server', { retry: 2 }, () => {
         expect(r.outputTokens.server).toBe(r.outputTokens.requested);
         expect(r.chunkGapsMs).toHaveLength(r.outputTokens.requested - 1);
       }
-      const ttft = rs.map((r) => r.firstTokenMs! - r.sentMs);
-      within(ttft, ttftMs);
-      within(
+      const log = await server.stop();
+      againstLog(res.records, log, 4, res.clockOriginMs);
+      medianWithin(
+        rs.map((r) => r.firstTokenMs! - r.sentMs),
+        ttftMs,
+      );
+      medianWithin(
         rs.map((r) => (r.lastTokenMs! - r.firstTokenMs!) / (r.outputTokens.requested - 1)),
         itlMs,
       );
-      within(
+      medianWithin(
         rs.flatMap((r) => r.chunkGapsMs),
         itlMs,
       );
-      within(
+      medianWithin(
         rs.map((r) => r.lastTokenMs! - r.sentMs - (r.outputTokens.requested - 1) * itlMs),
         ttftMs,
       );
@@ -104,11 +144,12 @@ describe('client timing against a scripted server', { retry: 2 }, () => {
         expect(r.contentChunks).toBe(4);
         expect(r.chunkGapsMs).toHaveLength(3);
       }
-      within(
+      againstLog(res.records, await server.stop(), 1, res.clockOriginMs);
+      medianWithin(
         rs.flatMap((r) => r.chunkGapsMs),
         12,
       );
-      within(
+      medianWithin(
         rs.map((r) => (r.lastTokenMs! - r.firstTokenMs!) / 11),
         36 / 11,
       );
