@@ -48,6 +48,17 @@ interface Outcome {
   code: number | null;
   output: string;
   matched: boolean;
+  /** Processes of the block still running once its shell exited (a server it started and never stopped). */
+  leftover: boolean;
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function runBlock(block: ShellBlock, cwd: string, env: NodeJS.ProcessEnv): Promise<Outcome> {
@@ -59,11 +70,14 @@ function runBlock(block: ShellBlock, cwd: string, env: NodeJS.ProcessEnv): Promi
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const pgid = child.pid as number;
     let output = '';
     let matched = false;
+    let leftover = false;
+    let code: number | null = null;
     const stop = () => {
       try {
-        process.kill(-(child.pid as number), 'SIGTERM');
+        process.kill(-pgid, 'SIGTERM');
       } catch {}
     };
     const timer = setTimeout(() => {
@@ -81,10 +95,19 @@ function runBlock(block: ShellBlock, cwd: string, env: NodeJS.ProcessEnv): Promi
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     child.on('error', reject);
-    child.on('close', (code) => {
+    // The shell's exit is the block's end; whatever it left running is stopped (and reported) then, and
+    // the pipes close once it is gone.
+    child.on('exit', (c) => {
+      code = c;
+      if (!matched && groupAlive(pgid)) {
+        leftover = true;
+        stop();
+      }
+    });
+    child.on('close', () => {
       clearTimeout(timer);
       stop();
-      resolve({ code, output, matched });
+      resolve({ code, output, matched, leftover });
     });
   });
 }
@@ -140,8 +163,10 @@ describe('README', () => {
           const tail = got.output.slice(-4000);
           if (block.directive.kind === 'until')
             expect(got.matched, `never printed ${block.directive.pattern}:\n${tail}`).toBe(true);
-          else if (block.directive.kind === 'run')
+          else if (block.directive.kind === 'run') {
             expect(got.code, `exit code, output:\n${tail}`).toBe(block.directive.exit);
+            expect(got.leftover, `the block left processes running:\n${tail}`).toBe(false);
+          }
         },
         BLOCK_TIMEOUT_MS + 30_000,
       );
