@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Store } from '../store/db.ts';
 import { SourceError } from './source-error.ts';
-import type { LoadOptions, RunCurves } from './sources.ts';
+import type { LoadOptions, RunCurves } from './source-types.ts';
 
 /**
  * Curves from the results database: a stored run by id, or `official` (the latest official result per config

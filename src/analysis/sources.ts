@@ -5,6 +5,9 @@ import { configIdentity, configKey, isFixedRow } from '../store/identity.ts';
 import { choosePoint } from '../store/rows.ts';
 import { RunDirReadError, readRunDir } from '../store/run-dir-reader.ts';
 import { SourceError } from './source-error.ts';
+import type { LoadOptions, RunCurves, SkippedPoint } from './source-types.ts';
+
+export type { LoadOptions, RunCurves, SkippedPoint } from './source-types.ts';
 
 /**
  * Where curves come from for `infx compare` and `infx plot`: a RUN argument is a run directory
@@ -12,21 +15,6 @@ import { SourceError } from './source-error.ts';
  */
 
 export { SourceError };
-
-export interface SkippedPoint {
-  pointId: string;
-  reason: string;
-}
-
-export interface RunCurves {
-  /** What the user named. */
-  label: string;
-  source: 'run-dir' | 'db';
-  runIds: string[];
-  points: CurvePoint[];
-  /** Planned points with no usable result (failed, not run, agentic), and why. */
-  skipped: SkippedPoint[];
-}
 
 /**
  * The curve points of a run directory: per planned point, the newest attempt with status ok and a valid
@@ -72,13 +60,6 @@ export function loadRunDir(dir: string): RunCurves {
     });
   }
   return { label: dir, source: 'run-dir', runIds: [manifest.runId], points, skipped };
-}
-
-export interface LoadOptions {
-  /** Results database URL (SQLite path, sqlite:PATH or postgres://…); default $INFX_DB, else .infx/infx.db. */
-  db?: string | undefined;
-  /** `official` only: the configs wanted (e.g. those of the run compared); all when absent. */
-  configKeys?: readonly string[] | undefined;
 }
 
 const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();

@@ -4,7 +4,7 @@ import { monotonicMs } from './clock.ts';
 import { requestError, socketError } from './errors.ts';
 import { HttpParseError, ResponseParser } from './h1-parser.ts';
 import { ResponseConsumer } from './response-consumer.ts';
-import type { Outcome, Transport, TransportConfig } from './transport.ts';
+import type { Outcome, Transport, TransportConfig } from './transport-types.ts';
 
 /**
  * Plain-HTTP transport on the client's own keep-alive connections (one per in-flight stream). It skips

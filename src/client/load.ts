@@ -3,74 +3,18 @@ import { setMaxListeners } from 'node:events';
 import type { RequestRecord } from '../schema/request-record.ts';
 import { monotonicMs } from './clock.ts';
 import { type ThreadHealth, watchThread } from './health.ts';
+import { type LoadOptions, type LoadRequest, type PhaseOutput, PhaseSink } from './phase-sink.ts';
 import { type Phase, type PhaseRun, runPhase } from './runner.ts';
-import { createTransport, type Transport, type TransportConfig } from './transport.ts';
+import { createTransport, type Transport } from './transport.ts';
 import { runPhaseInWorkers, startWorkers, type WorkerPool } from './workers.ts';
+
+export type { LoadOptions, LoadProgress, LoadRequest } from './phase-sink.ts';
 
 /**
  * Runs a whole point's load: warmup (all reusing prompt 0, fully drained, never timed), then the
  * measured phase, in this thread or spread over worker threads that share one dispatch counter, so the
  * global concurrency and the dispatch order are the same either way.
  */
-
-export interface LoadRequest {
-  body: Buffer;
-  maxTokens: number;
-  targetInputTokens: number;
-  clientInputTokens: number;
-}
-
-export interface LoadOptions {
-  transport: TransportConfig;
-  /** One per prompt; the measured phase sends request i with prompt i. */
-  requests: readonly LoadRequest[];
-  warmup: number;
-  concurrency: number;
-  workers: number;
-  /**
-   * Offsets from the start of the measured phase; null for a closed loop (request rate inf). With
-   * lockstep they are on the engine clock (the engine holds each request until it is due).
-   */
-  arrivalOffsetsMs: Float64Array | null;
-  /** Lockstep with a simulated engine that announced the engine-clock protocol (schema/sim-protocol.ts). */
-  lockstep: boolean;
-  signal: AbortSignal;
-  onProgress?: (p: LoadProgress) => void;
-  /** Awaited just before the measured phase starts and just after it ends (e.g. to read engine counters). */
-  aroundMeasurement?: { before(): Promise<void>; after(): Promise<void> };
-}
-
-export interface LoadProgress {
-  phase: Phase;
-  done: number;
-  failed: number;
-  total: number;
-  /** Output tokens reported by the server so far in this phase. */
-  outputTokens: number;
-  /** Since the phase started. */
-  elapsedMs: number;
-  /** Engine time the phase's finished requests span (engine clock), or null without engine stamps. */
-  engineElapsedMs: number | null;
-}
-
-/** The engine-clock span of a phase's finished requests: first arrival to last token. */
-export class EngineSpan {
-  first = Number.POSITIVE_INFINITY;
-  last = Number.NEGATIVE_INFINITY;
-  add(r: RequestRecord): void {
-    const e = r.engine;
-    if (e === null) return;
-    this.first = Math.min(this.first, e.arrivalMs);
-    this.last = Math.max(this.last, e.lastTokenMs ?? e.arrivalMs);
-  }
-  merge(first: number, last: number): void {
-    this.first = Math.min(this.first, first);
-    this.last = Math.max(this.last, last);
-  }
-  get ms(): number | null {
-    return this.last >= this.first ? this.last - this.first : null;
-  }
-}
 
 export interface LoadResult {
   records: RequestRecord[];
@@ -82,59 +26,6 @@ export interface LoadResult {
   cpuPercent: number | null;
   clockOriginMs: number;
   clockOriginUnixMs: number;
-}
-
-/** Collects the records of one phase and reports progress. */
-export class PhaseSink {
-  readonly records: RequestRecord[] = [];
-  readonly texts: string[] = [];
-  readonly sendLagsMs: number[] = [];
-  private doneCount = 0;
-  private failed = 0;
-  private outputTokens = 0;
-  private readonly started = monotonicMs();
-  readonly span = new EngineSpan();
-  constructor(
-    private readonly phase: Phase,
-    private readonly total: number,
-    private readonly onProgress?: (p: LoadProgress) => void,
-  ) {}
-
-  /** Records in dispatch order (threads and lanes finish in any order). */
-  ordered(threads: ThreadHealth[]): PhaseOutput {
-    const order = this.records
-      .map((_, i) => i)
-      .sort((a, b) => this.records[a]!.index - this.records[b]!.index);
-    return {
-      records: order.map((i) => this.records[i]!),
-      texts: order.map((i) => this.texts[i]!),
-      sendLagsMs: order.map((i) => this.sendLagsMs[i]!),
-      threads,
-    };
-  }
-
-  add(record: RequestRecord, text: string, sendLagMs: number) {
-    this.records.push(record);
-    this.texts.push(text);
-    this.sendLagsMs.push(sendLagMs);
-    this.span.add(record);
-    this.note(record.ok ? 0 : 1, record.outputTokens.server ?? 0);
-  }
-
-  note(failed: number, outputTokens: number, done = 1) {
-    this.failed += failed;
-    this.outputTokens += outputTokens;
-    this.doneCount += done;
-    this.onProgress?.({
-      phase: this.phase,
-      done: this.doneCount,
-      failed: this.failed,
-      total: this.total,
-      outputTokens: this.outputTokens,
-      elapsedMs: monotonicMs() - this.started,
-      engineElapsedMs: this.span.ms,
-    });
-  }
 }
 
 export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
@@ -169,13 +60,6 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     if (pool) await pool.close();
     else (transport as Transport).close();
   }
-}
-
-interface PhaseOutput {
-  records: RequestRecord[];
-  texts: string[];
-  sendLagsMs: number[];
-  threads: ThreadHealth[];
 }
 
 async function phase(

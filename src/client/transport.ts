@@ -4,44 +4,15 @@ import { monotonicMs } from './clock.ts';
 import { requestError, socketError } from './errors.ts';
 import { createH1Transport } from './h1-transport.ts';
 import { ResponseConsumer } from './response-consumer.ts';
-import type { Endpoint, StreamState } from './stream-reader.ts';
+import type { Outcome, Transport, TransportConfig } from './transport-types.ts';
+
+export type { Outcome, Transport, TransportConfig } from './transport-types.ts';
 
 /**
  * One streaming request over a keep-alive connection; one connection per in-flight stream. Every
  * timestamp is taken when a socket read completes, before the bytes are split or parsed. Plain HTTP
  * goes over the client's own HTTP/1.1 connections (h1-transport.ts); HTTPS over Node's client.
  */
-
-export interface TransportConfig {
-  baseUrl: URL;
-  endpoint: Endpoint;
-  path: string;
-  timeoutMs: number;
-  apiKey: string | null;
-}
-
-export interface Outcome {
-  sentMs: number;
-  firstByteMs: number | null;
-  doneMs: number;
-  stream: StreamState;
-  error: RequestError | null;
-  cancelled: boolean;
-}
-
-export interface Transport {
-  /**
-   * `headers`: extra request headers (names in lower case), e.g. the lockstep tag. `maxTokens`: what the
-   * request asked for, which bounds how much of a stream the client keeps (response-consumer.ts).
-   */
-  send(
-    body: Buffer,
-    signal: AbortSignal,
-    headers?: Readonly<Record<string, string>> | null,
-    maxTokens?: number | null,
-  ): Promise<Outcome>;
-  close(): void;
-}
 
 export function createTransport(config: TransportConfig): Transport {
   return config.baseUrl.protocol === 'https:' ? createHttpsTransport(config) : createH1Transport(config);

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { RequestRecord } from '../schema/request-record.ts';
 import type { ThreadHealth } from './health.ts';
-import type { LoadOptions, PhaseSink } from './load.ts';
+import type { LoadOptions, PhaseSink } from './phase-sink.ts';
 import type { Phase } from './runner.ts';
 
 /**

@@ -1,44 +1,16 @@
 import type { CurveMetrics } from '../schema/curve.ts';
 import type { PointResult } from '../schema/point-result.ts';
-import type { ResultsTable } from './tables.ts';
+import { HOT_COLUMNS, type ResultsTable } from './tables.ts';
 
 /**
  * The hot metric columns of `results`: what charts and comparisons read without parsing result.json.
  * One mapping each way, so ingest, verify and queries agree.
  */
 
-export type HotColumns = Pick<
-  ResultsTable,
-  | 'tput_per_gpu'
-  | 'output_tput_per_gpu'
-  | 'input_tput_per_gpu'
-  | 'intvty_median'
-  | 'intvty_p90'
-  | 'intvty_p99'
-  | 'ttft_median_ms'
-  | 'ttft_p90_ms'
-  | 'ttft_p99_ms'
-  | 'e2el_median_ms'
-  | 'e2el_p90_ms'
-  | 'e2el_p99_ms'
-  | 'joules_per_output_token'
->;
+/** The hot metric columns of a `results` row. */
+export type HotColumns = Pick<ResultsTable, (typeof HOT_COLUMNS)[number]>;
 
-export const HOT_COLUMNS = [
-  'tput_per_gpu',
-  'output_tput_per_gpu',
-  'input_tput_per_gpu',
-  'intvty_median',
-  'intvty_p90',
-  'intvty_p99',
-  'ttft_median_ms',
-  'ttft_p90_ms',
-  'ttft_p99_ms',
-  'e2el_median_ms',
-  'e2el_p90_ms',
-  'e2el_p99_ms',
-  'joules_per_output_token',
-] as const satisfies readonly (keyof HotColumns)[];
+export { HOT_COLUMNS };
 
 export function hotColumns(r: PointResult): HotColumns {
   const { perGpu } = r.throughput;

@@ -1,5 +1,3 @@
-import { HOT_COLUMNS } from './hot.ts';
-
 /**
  * The stored tables as TypeScript rows (what Kysely types its queries with). Portable column types only:
  * text, integer (booleans as 0/1), bigint, double precision; times are ISO 8601 UTC text (they sort as
@@ -126,6 +124,23 @@ export interface ResultsTable {
   /** SHA-256 of the stored result.json (result_documents). */
   result_sha256: string;
 }
+
+/** The hot metric columns of `results` (src/store/hot.ts maps them to and from point results). */
+export const HOT_COLUMNS = [
+  'tput_per_gpu',
+  'output_tput_per_gpu',
+  'input_tput_per_gpu',
+  'intvty_median',
+  'intvty_p90',
+  'intvty_p99',
+  'ttft_median_ms',
+  'ttft_p90_ms',
+  'ttft_p99_ms',
+  'e2el_median_ms',
+  'e2el_p90_ms',
+  'e2el_p99_ms',
+  'joules_per_output_token',
+] as const satisfies readonly (keyof ResultsTable)[];
 
 /** The whole result.json of a result, kept apart so chart queries never read past the hot columns. */
 export interface ResultDocumentsTable {

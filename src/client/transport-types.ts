@@ -1,0 +1,35 @@
+import type { RequestError } from '../schema/request-record.ts';
+import type { Endpoint, StreamState } from './stream-reader.ts';
+
+/** What a transport is (transport.ts picks one; h1-transport.ts is the plain-HTTP one). */
+
+export interface TransportConfig {
+  baseUrl: URL;
+  endpoint: Endpoint;
+  path: string;
+  timeoutMs: number;
+  apiKey: string | null;
+}
+
+export interface Outcome {
+  sentMs: number;
+  firstByteMs: number | null;
+  doneMs: number;
+  stream: StreamState;
+  error: RequestError | null;
+  cancelled: boolean;
+}
+
+export interface Transport {
+  /**
+   * `headers`: extra request headers (names in lower case), e.g. the lockstep tag. `maxTokens`: what the
+   * request asked for, which bounds how much of a stream the client keeps (response-consumer.ts).
+   */
+  send(
+    body: Buffer,
+    signal: AbortSignal,
+    headers?: Readonly<Record<string, string>> | null,
+    maxTokens?: number | null,
+  ): Promise<Outcome>;
+  close(): void;
+}

@@ -1,0 +1,108 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+
+/**
+ * The import rules of docs/architecture.md, checked over a source tree: every relative import (type-only
+ * ones and dynamic `import()` included; tests excluded) may reach only its own layer or a layer its row
+ * names, and no file may reach itself again through its imports (a circle).
+ */
+
+export type LayerTable = Map<string, Set<string> | 'all'>;
+
+/** The layer table of an architecture document: `| \`src/<layer>/\` | owns | may import |` rows. */
+export function parseLayerTable(doc: string): LayerTable {
+  const table: LayerTable = new Map();
+  for (const line of doc.split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    const layer = /^`src\/([a-z-]+)\/`$/.exec(cells[1] ?? '')?.[1];
+    if (layer === undefined || cells.length !== 5) continue;
+    const allowed = (cells[3] as string).replace(/\(.*\)$/, '').trim();
+    if (/^every layer/.test(allowed)) table.set(layer, 'all');
+    else if (allowed === 'nothing of ours') table.set(layer, new Set());
+    else table.set(layer, new Set(allowed.split(',').map((s) => s.trim())));
+  }
+  return table;
+}
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...sourceFiles(p));
+    else if (/\.ts$/.test(e.name) && !/\.test\.ts$|\.d\.ts$/.test(e.name)) out.push(p);
+  }
+  return out;
+}
+
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+
+export interface ImportReport {
+  /** `file imports layer (specifier)` for every import its row does not allow. */
+  forbidden: string[];
+  /** Each circle of files, as `a.ts → b.ts → a.ts`. */
+  circles: string[];
+  files: number;
+  imports: number;
+}
+
+export function checkImports(src: string, table: LayerTable): ImportReport {
+  const files = sourceFiles(src);
+  const known = new Set(files);
+  const layerOf = (file: string) => relative(src, file).split(sep)[0] as string;
+  const graph = new Map<string, string[]>();
+  const forbidden: string[] = [];
+  let imports = 0;
+  for (const file of files) {
+    const from = layerOf(file);
+    const allowed = table.get(from);
+    const deps: string[] = [];
+    for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+      const spec = (m[1] ?? m[2]) as string;
+      const target = resolve(dirname(file), spec);
+      if (!target.startsWith(src + sep)) continue;
+      imports++;
+      if (known.has(target)) deps.push(target);
+      const to = layerOf(target);
+      if (to === from || allowed === 'all' || allowed?.has(to)) continue;
+      forbidden.push(`${relative(src, file)} imports ${to} (${spec})`);
+    }
+    graph.set(file, deps);
+  }
+  return { forbidden, circles: circlesOf(graph, src), files: files.length, imports };
+}
+
+/** Strongly connected components of more than one file, or a file importing itself (Tarjan's algorithm). */
+function circlesOf(graph: Map<string, string[]>, src: string): string[] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[] = [];
+  let next = 0;
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const scc: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      scc.push(w);
+    } while (w !== v);
+    if (scc.length > 1 || (graph.get(v) ?? []).includes(v))
+      out.push([...scc.reverse(), scc[0]!].map((f) => relative(src, f)).join(' → '));
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
