@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, tmpDir } from './helpers.ts';
+import { MY_GPU_ENTRY } from './user-catalog-fixture.ts';
 
 // Each command runs as its own process: a user catalog is added to the process's catalog and exported in
 // $INFX_CATALOG, which must not leak into other tests.
@@ -10,19 +11,7 @@ const BIN = join(REPO_ROOT, 'bin/infx.js');
 
 const CATALOG = `
 accelerators:
-  - id: my-gpu
-    vendor: nvidia
-    name: My GPU 64GB
-    memoryGiB: 64
-    memoryBandwidthTBs: 2
-    denseTflops: { bf16: 400, fp8: 800, fp4: null }
-    scaleUp: { domainGpus: 4, bandwidthGBs: 200 }
-    scaleOutGBs: 25
-    powerW: 500
-    pricePerGpuHour: 1.1
-    sources: [{ url: 'https://example.com/my-gpu' }]
-    estimated: [pricePerGpuHour]
-`;
+${MY_GPU_ENTRY}`;
 
 const CONFIG = `
 llama8b-bf16-mygpu-vllm:

@@ -2,24 +2,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tmpDir } from '../../test/helpers.ts';
+import { MY_GPU_ENTRY } from '../../test/user-catalog-fixture.ts';
 import { accelerator, CatalogError, listAccelerators, model } from './index.ts';
 import { readUserCatalog, USER_CATALOG_DEFAULT, useUserCatalog } from './user.ts';
 
 const GPU = `
 accelerators:
-  - id: my-gpu
-    vendor: nvidia
-    name: My GPU 64GB
-    memoryGiB: 64
-    memoryBandwidthTBs: 2
-    denseTflops: { bf16: 400, fp8: 800, fp4: null }
-    scaleUp: { domainGpus: 4, bandwidthGBs: 200 }
-    scaleOutGBs: 25
-    powerW: 500
-    pricePerGpuHour: 1.1
-    sources: [{ url: 'https://example.com/my-gpu' }]
-    estimated: [pricePerGpuHour]
-  - id: h100
+${MY_GPU_ENTRY}  - id: h100
     vendor: nvidia
     name: H100 with a different price
     memoryGiB: 80

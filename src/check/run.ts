@@ -248,16 +248,15 @@ function checkEntry(
         continue;
       }
       if (m instanceof CatalogError) continue;
-      for (const f of topologyFindings(point, pool, m, acc, runners)) {
-        findings.push({
-          ...f,
-          point: point.label,
-          topology: point.topology,
-          conc: point.conc,
-          worker: pool.role,
-          hardware: acc.id,
-        });
-      }
+      // Every finding of this pool is placed at its point, worker and hardware.
+      const at = {
+        point: point.label,
+        topology: point.topology,
+        conc: point.conc,
+        worker: pool.role,
+        hardware: acc.id,
+      };
+      for (const f of topologyFindings(point, pool, m, acc, runners)) findings.push({ ...f, ...at });
       if (!isPrecision(c.precision)) continue;
       const precision = c.precision;
       const plan = (p: Pool) => planPool(point, p, m, acc, precision, settings);
@@ -265,16 +264,7 @@ function checkEntry(
       // What the recipe could still do without changing topology: an fp8 KV cache (only when not pinned).
       const fp8 =
         settings.kvCacheDtype === 'auto' ? planPool(point, pool, m, acc, precision, fp8Settings) : p;
-      for (const f of poolFindings(point, p, fp8, biggerTp(plan, pool))) {
-        findings.push({
-          ...f,
-          point: point.label,
-          topology: point.topology,
-          conc: point.conc,
-          worker: pool.role,
-          hardware: acc.id,
-        });
-      }
+      for (const f of poolFindings(point, p, fp8, biggerTp(plan, pool))) findings.push({ ...f, ...at });
     }
   }
   findings.push(...notes.values());

@@ -1,9 +1,9 @@
-import { describePreflight, planPreflight, runPreflight } from '../engines/preflight.ts';
 import type { RunManifest } from '../schema/run-dir.ts';
 import { isBenchRun } from '../sweep/bench-plan.ts';
 import { executeRun } from '../sweep/execute.ts';
 import { formatOutcome } from '../sweep/format.ts';
 import { acquireRunLock, describeHolder, type RunLock } from '../sweep/lock.ts';
+import { preflightChecks, preflightProblems } from '../sweep/preflight.ts';
 import { sweepReporter } from '../sweep/progress.ts';
 import { readManifest } from '../sweep/run-dir.ts';
 import type { Selection } from '../sweep/sweep.ts';
@@ -20,25 +20,9 @@ export function lockRun(runDir: string, command: string, io: CliIO, create = fal
   return lock;
 }
 
-/**
- * The host checks of a local sweep of real engines (src/engines/preflight.ts), before any point starts;
- * false, with every problem printed, when one failed. Slurm jobs run elsewhere: their hosts are not this one.
- */
-async function preflightOk(manifest: RunManifest, runDir: string, io: CliIO): Promise<boolean> {
-  if (manifest.options.executor !== 'local') return true;
-  const problems = await runPreflight(await planPreflight(manifest.points));
-  if (problems.length === 0) return true;
-  io.stderr(
-    `error: pre-flight check failed, no point was started:\n${problems.map((p) => `  - ${p}\n`).join('')}` +
-      `fix that and run the points with: infx sweep retry ${runDir}\n`,
-  );
-  return false;
-}
-
 /** A dry run checks nothing: it says on stderr what a real sweep would check first. */
 export async function notePreflight(manifest: RunManifest, io: CliIO): Promise<void> {
-  if (manifest.options.executor !== 'local') return;
-  const checks = describePreflight(await planPreflight(manifest.points));
+  const checks = await preflightChecks(manifest);
   if (checks.length > 0)
     io.stderr(`pre-flight (skipped in a dry run) would check:\n${checks.map((c) => `  - ${c}\n`).join('')}`);
 }
@@ -63,16 +47,28 @@ export async function runAndReport(
     );
   }
   // A folder that is not a run directory is an error, not locked.
-  const stored = held ? null : await readManifest(runDir);
-  const lock = held ?? lockRun(runDir, `infx sweep retry ${runDir}`, io);
+  let manifest: RunManifest;
   try {
-    if (!(await preflightOk(stored ?? (await readManifest(runDir)), runDir, io))) {
-      lock.release();
-      return 1;
-    }
+    manifest = await readManifest(runDir);
+  } catch (err) {
+    held?.release();
+    throw err;
+  }
+  const lock = held ?? lockRun(runDir, `infx sweep retry ${runDir}`, io);
+  let problems: string[];
+  try {
+    problems = await preflightProblems(manifest);
   } catch (err) {
     lock.release();
     throw err;
+  }
+  if (problems.length > 0) {
+    lock.release();
+    io.stderr(
+      `error: pre-flight check failed, no point was started:\n${problems.map((p) => `  - ${p}\n`).join('')}` +
+        `fix that and run the points with: infx sweep retry ${runDir}\n`,
+    );
+    return 1;
   }
   const reporter = sweepReporter({ write: io.stderr, isTTY: io.stderrIsTTY ?? io.isTTY });
   const controller = new AbortController();
@@ -86,7 +82,7 @@ export async function runAndReport(
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);
   try {
-    const { manifest, outcome } = await executeRun(
+    const { manifest: ran, outcome } = await executeRun(
       runDir,
       select,
       {
@@ -97,7 +93,7 @@ export async function runAndReport(
       overrides,
     );
     reporter.end();
-    io.stdout(formatOutcome(outcome, runDir, manifest));
+    io.stdout(formatOutcome(outcome, runDir, ran));
     if (outcome.interrupted) return 130;
     return outcome.failed.length > 0 || outcome.invalid.length > 0 || outcome.canaryFailed ? 1 : 0;
   } finally {

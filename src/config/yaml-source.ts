@@ -277,47 +277,34 @@ function expandedNodes(root: unknown): number {
 
 export function parseYaml(file: string, text: string): ParsedYaml {
   const source = new SourceMap(text);
+  // A file that cannot be read as YAML: no value, one error where the parser stopped.
+  const unreadable = (
+    rule: string,
+    message: string,
+    line: number | null,
+    column: number | null,
+  ): ParsedYaml => ({
+    file,
+    value: undefined,
+    source,
+    diagnostics: [{ severity: 'error', rule, message, file, line, column, path: [] }],
+  });
   try {
     return { file, value: loadBounded(text, false), source, diagnostics: [] };
   } catch (err) {
     if (err instanceof YamlLimitError) {
       const pos = err.offset > 0 ? positionOf(text, err.offset) : null;
-      return {
-        file,
-        value: undefined,
-        source,
-        diagnostics: [
-          {
-            severity: 'error',
-            rule: err.rule,
-            message: err.message,
-            file,
-            line: pos?.line ?? null,
-            column: pos?.column ?? null,
-            path: [],
-          },
-        ],
-      };
+      return unreadable(err.rule, err.message, pos?.line ?? null, pos?.column ?? null);
     }
     if (!(err instanceof yaml.YAMLException)) throw err;
     if (!err.reason.startsWith('duplicated mapping key')) {
       const mark = err.mark as { line?: number; column?: number } | undefined;
-      return {
-        file,
-        value: undefined,
-        source,
-        diagnostics: [
-          {
-            severity: 'error',
-            rule: 'yaml.syntax',
-            message: `invalid YAML: ${err.reason}`,
-            file,
-            line: mark?.line !== undefined ? mark.line + 1 : null,
-            column: mark?.column !== undefined ? mark.column + 1 : null,
-            path: [],
-          },
-        ],
-      };
+      return unreadable(
+        'yaml.syntax',
+        `invalid YAML: ${err.reason}`,
+        mark?.line !== undefined ? mark.line + 1 : null,
+        mark?.column !== undefined ? mark.column + 1 : null,
+      );
     }
   }
   // Duplicate keys: load again keeping the last value, and report every duplicate, not only the first.

@@ -2,12 +2,12 @@ import type { ConfigEntry, MasterConfigs } from '../config/load.ts';
 import type { ScenarioType, SingleNodeSearchSpace } from '../schema/master-config.ts';
 import type { MatrixRow } from '../schema/matrix-row.ts';
 import type { RunnerConfig } from '../schema/runners.ts';
+import { didYouMean, nearestNumbers } from '../schema/suggest.ts';
 import { type ConcSource, expandFullSweep } from './concurrency.ts';
 import { configKept } from './filters.ts';
 import type { FullSweepOptions, TestConfigOptions } from './generate.ts';
 import { expandConfigKeys } from './keys.ts';
 import { SEQ_LEN_NAMES, SEQ_LENS, type SeqLenName, seqLenName } from './naming.ts';
-import { didYouMean, nearestNumbers } from './suggest.ts';
 
 /**
  * Warnings for filters that select nothing, so a typo (`--precision fp88`) says so instead of quietly

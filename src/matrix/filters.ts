@@ -1,8 +1,8 @@
 import type { ConfigEntry } from '../config/load.ts';
 import type { SingleNodeSearchSpace } from '../schema/master-config.ts';
 import type { RunnerConfig } from '../schema/runners.ts';
+import { didYouMean } from '../schema/suggest.ts';
 import { MatrixError } from './errors.ts';
-import { didYouMean } from './suggest.ts';
 
 /** The generator's filters: what they are, the combinations refused, and how each one keeps or drops. */
 

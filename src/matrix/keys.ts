@@ -1,5 +1,5 @@
+import { didYouMean } from '../schema/suggest.ts';
 import { MatrixError } from './errors.ts';
-import { didYouMean } from './suggest.ts';
 
 /** Selecting config keys by name or shell-style glob (test-config `--config-keys`, matrix-spec §5.3). */
 

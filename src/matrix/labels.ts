@@ -1,4 +1,4 @@
-import { closest } from './suggest.ts';
+import { closest } from '../schema/suggest.ts';
 
 /** PR labels that steer a sweep (matrix-spec §9.1, changelog-pr-spec §3.2). */
 

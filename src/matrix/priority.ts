@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { CiPriorityPolicy } from '../schema/ci-priority.ts';
 import { isRecord } from '../schema/guards.ts';
+import { closest } from '../schema/suggest.ts';
 import { roundHalfUp } from './decimal.ts';
 import { MatrixError } from './errors.ts';
 import { canonicalJson } from './json.ts';
-import { closest } from './suggest.ts';
 
 /** CI priority scores and queue tokens for matrix jobs (matrix-spec §11). */
 

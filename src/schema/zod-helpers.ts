@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { editDistance } from './suggest.ts';
 
 /**
  * Helpers that give every closed object and scalar field a message a config author can act on, and a
@@ -14,20 +15,6 @@ export function pyTypeName(value: unknown): string {
   if (value instanceof Date) return 'date';
   if (typeof value === 'object') return 'mapping';
   return typeof value;
-}
-
-function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = prev[j]!;
-      prev[j] = Math.min(up + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return prev[b.length]!;
 }
 
 export function closestName(name: string, candidates: readonly string[]): string | undefined {

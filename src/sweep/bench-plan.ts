@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { arch, availableParallelism, hostname, platform } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { accelerator } from '../catalog/index.ts';
@@ -10,7 +9,7 @@ import type { MatrixRow, RowWorker } from '../schema/matrix-row.ts';
 import type { PointEngine, RunManifest } from '../schema/run-dir.ts';
 import { isRunId, RUN_DIR_SCHEMA_VERSION } from '../schema/run-dir.ts';
 import { type BenchOptions, BenchUsageError, checkBenchOptions } from './bench-point.ts';
-import { checkRunId, newRunId } from './create-run.ts';
+import { checkRunId, newRunId, runHost } from './create-run.ts';
 import { planPoints, SweepPlanError } from './points.ts';
 
 /**
@@ -300,13 +299,7 @@ export function planBenchRun(asked: BenchRunRequest, server: ServerFacts): Plann
     runId,
     createdAt,
     infxVersion: o.version,
-    host: {
-      hostname: hostname(),
-      platform: platform(),
-      arch: arch(),
-      node: process.version,
-      cpus: availableParallelism(),
-    },
+    host: runHost(),
     source: {
       kind: 'matrix',
       file: {

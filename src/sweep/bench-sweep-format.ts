@@ -1,8 +1,8 @@
 import { join } from 'node:path';
+import { plural } from '../schema/plural.ts';
 import type { PointResult } from '../schema/point-result.ts';
 import { formatBenchSummary } from './bench-summary.ts';
 import type { BenchPointOutcome, BenchSweepReport } from './bench-sweep.ts';
-import { plural } from './bench-sweep.ts';
 
 /** What a person reads after `infx bench --concurrency …`: one line per point, the counts, what to do next. */
 

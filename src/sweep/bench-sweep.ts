@@ -5,8 +5,9 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ProbeError, probeServer } from '../client/probe.ts';
 import { type BenchRun, BenchRunSchema } from '../schema/bench-run.ts';
+import { plural } from '../schema/plural.ts';
 import { type PointResult, PointResultSchema } from '../schema/point-result.ts';
-import type { PointAttempt, PointPhase, PointSpec, PointStatus, RunManifest } from '../schema/run-dir.ts';
+import type { PointAttempt, PointSpec, PointStatus, RunManifest } from '../schema/run-dir.ts';
 import { RUN_DIR_SCHEMA_VERSION } from '../schema/run-dir.ts';
 import { WorkloadError } from '../workload/errors.ts';
 import { writeFileAtomic } from './atomic-write.ts';
@@ -20,6 +21,7 @@ import {
 } from './bench-plan.ts';
 import { BenchError, type BenchHooks, BenchInterrupted, runBench } from './bench-point.ts';
 import { acquireRunLock, type RunLock, RunLockError } from './lock.ts';
+import { invalidReason, judge, type PointFailure } from './point-verdict.ts';
 import {
   ATTEMPT_FILES,
   attemptDir,
@@ -148,30 +150,6 @@ async function stateOf(runDir: string, pointId: string, log: (l: string) => void
   }
 }
 
-interface Failure {
-  phase: PointPhase;
-  reason: string;
-}
-
-/** Where a finished measurement failed, as a sweep's point judges it (src/sweep/point-run.ts). */
-function judge(r: PointResult, aborted: boolean): Failure | null {
-  const c = r.counts;
-  if (c.warmupCompleted === 0 && c.warmupFailed > 0)
-    return { phase: 'warmup', reason: 'every warmup request failed' };
-  if (!r.gate.passed) return { phase: 'benchmark', reason: r.gate.reason ?? 'the gate failed' };
-  if (aborted) return { phase: 'benchmark', reason: 'stopped before the end' };
-  return null;
-}
-
-function invalidNote(r: PointResult): string | null {
-  if (r.valid) return null;
-  const why = [
-    ...(r.engine.engineLimited ? r.engine.reasons.map((x) => `engine-limited: ${x}`) : []),
-    ...(r.client.clientLimited ? r.client.reasons.map((x) => `client-limited: ${x}`) : []),
-  ];
-  return `the result is not valid: ${why.join('; ') || 'the client or the engine set the pace'}`;
-}
-
 /** One attempt at one point against the running server: point.json, the client's files, status.json. */
 async function runAttempt(
   req: BenchRunRequest,
@@ -193,7 +171,7 @@ async function runAttempt(
   };
   await writeJson(join(dir, ATTEMPT_FILES.point), record);
   const signal = hooks.signal ?? new AbortController().signal;
-  let failure: Failure | null = null;
+  let failure: PointFailure | null = null;
   let result: PointResult | null = null;
   let files: string[] = [];
   let fatal: string | null = null;
@@ -215,7 +193,7 @@ async function runAttempt(
     );
     result = report.result;
     files = report.files;
-    failure = judge(result, signal.aborted);
+    failure = judge(result, null, signal.aborted);
   } catch (err) {
     if (err instanceof BenchInterrupted) failure = { phase: 'warmup', reason: err.message };
     else if (err instanceof BenchError || err instanceof WorkloadError) {
@@ -238,7 +216,8 @@ async function runAttempt(
     reason:
       failure && interrupted
         ? `interrupted (${failure.reason})`
-        : (failure?.reason ?? (result ? invalidNote(result) : null)),
+        : (failure?.reason ??
+          (result && !result.valid ? `the result is not valid: ${invalidReason(result)}` : null)),
     interrupted,
     valid: result ? result.valid : null,
     startedAt: started.toISOString(),
@@ -390,6 +369,3 @@ async function underLock(
     topLevel,
   };
 }
-
-/** `1 point`, `3 points`. */
-export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -40,6 +40,17 @@ export function checkRunId(id: string): string {
   return id;
 }
 
+/** The machine a run is planned on, as its manifest records it. */
+export function runHost(): RunManifest['host'] {
+  return {
+    hostname: hostname(),
+    platform: platform(),
+    arch: arch(),
+    node: process.version,
+    cpus: availableParallelism(),
+  };
+}
+
 async function sha256Of(path: string): Promise<string> {
   try {
     return createHash('sha256')
@@ -101,13 +112,7 @@ export async function planRun(req: NewRunRequest): Promise<{ runDir: string; man
     runId,
     createdAt: new Date().toISOString(),
     infxVersion: req.version,
-    host: {
-      hostname: hostname(),
-      platform: platform(),
-      arch: arch(),
-      node: process.version,
-      cpus: availableParallelism(),
-    },
+    host: runHost(),
     source,
     seed: req.seed,
     options: req.options,

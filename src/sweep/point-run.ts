@@ -13,10 +13,10 @@ import {
 } from '../engines/process.ts';
 import { renderSim } from '../engines/sim.ts';
 import type { EngineLaunch } from '../schema/engine-launch.ts';
-import type { PointResult } from '../schema/point-result.ts';
 import type { PointAttempt, PointPhase, PointSpec, PointStatus } from '../schema/run-dir.ts';
 import { RUN_DIR_SCHEMA_VERSION } from '../schema/run-dir.ts';
 import { BenchError, BenchInterrupted, runBench } from './bench-point.ts';
+import { invalidReason, judge, type PointFailure } from './point-verdict.ts';
 import { ATTEMPT_FILES, writeJson } from './run-dir.ts';
 import { resolveSimScale } from './sim-scale.ts';
 
@@ -80,42 +80,10 @@ async function render(spec: PointSpec, o: AttemptOptions, pointFile: string): Pr
   });
 }
 
-/** Where a finished benchmark failed, if it did: nothing came back from warmup, or the gate failed. */
-function judge(result: PointResult, engineDied: string | null): PointFailure | null {
-  const c = result.counts;
-  if (c.warmupCompleted === 0 && c.warmupFailed > 0)
-    return { phase: 'warmup', reason: `every warmup request failed (${summarizeErrors(result, true)})` };
-  if (engineDied) return { phase: 'benchmark', reason: engineDied, engineGone: true };
-  if (!result.gate.passed) return { phase: 'benchmark', reason: result.gate.reason ?? 'the gate failed' };
-  return null;
-}
-
-function invalidReason(r: PointResult): string {
-  const why = [
-    ...(r.engine.engineLimited ? r.engine.reasons.map((x) => `engine-limited: ${x}`) : []),
-    ...(r.client.clientLimited ? r.client.reasons.map((x) => `client-limited: ${x}`) : []),
-  ];
-  return why.join('; ') || 'the client or the engine set the pace';
-}
-
-interface PointFailure {
-  phase: PointPhase;
-  reason: string;
-  /** The engine went away on its own: the cause is in its log (src/engines/log-tail.ts). */
-  engineGone?: boolean;
-}
-
 /** Lines of server.log read for the cause: enough to see past an engine's INFO lines on its way out. */
 const CAUSE_LINES = 200;
 /** Lines of server.log kept in status.json. */
 const TAIL_LINES = 20;
-
-function summarizeErrors(result: PointResult, warmup: boolean): string {
-  const by = warmup ? result.errors.warmupByCategory : result.errors.byCategory;
-  const parts = Object.entries(by).map(([k, n]) => `${n} ${k}`);
-  const sample = result.errors.samples[0];
-  return `${parts.join(', ') || 'no details'}${sample ? `; e.g. ${sample.message}` : ''}`;
-}
 
 export async function runPointAttempt(spec: PointSpec, opts: AttemptOptions): Promise<PointStatus> {
   // Engines run inside the attempt directory: every path handed to them must be absolute.
