@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { CatalogError } from '../catalog/index.ts';
-import { USER_CATALOG_DEFAULT, USER_CATALOG_ENV, useUserCatalog } from '../catalog/user.ts';
+import { USER_CATALOG_DEFAULT, USER_CATALOG_ENV, useUserCatalog } from '../config/user-catalog.ts';
 import type { CliIO } from './io.ts';
 
 /**

@@ -1,10 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tmpDir } from '../../test/helpers.ts';
 import { MY_GPU_ENTRY } from '../../test/user-catalog-fixture.ts';
-import { accelerator, CatalogError, listAccelerators, model } from './index.ts';
-import { readUserCatalog, USER_CATALOG_DEFAULT, useUserCatalog } from './user.ts';
+import { accelerator, CatalogError, listAccelerators, model } from '../catalog/index.ts';
+import { readUserCatalog, USER_CATALOG_DEFAULT, useUserCatalog } from './user-catalog.ts';
 
 const GPU = `
 accelerators:
@@ -87,5 +88,24 @@ describe('a user catalog', () => {
     expect(() => readUserCatalog(bad)).toThrow(/\(top level\): Unrecognized key/i);
     expect(() => readUserCatalog(dir)).toThrow(/is not a regular file/);
     expect(() => readUserCatalog(join(dir, 'none.yaml'))).toThrow(/does not exist/);
+  });
+
+  it('reads with the bounds of every input file: a FIFO or a device is refused at once, an alias bomb too', () => {
+    const dir = tmpDir('infx-catalog-');
+    const fifo = join(dir, 'catalog.fifo');
+    execFileSync('mkfifo', [fifo]);
+    // Nobody writes to it: opening it to read would wait forever.
+    expect(() => readUserCatalog(fifo)).toThrow(/is not a regular file \(a FIFO \(named pipe\)\)/);
+    expect(() => readUserCatalog('/dev/zero')).toThrow(/not a regular file/);
+    const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 12; i++)
+      lines.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
+    const bomb = join(dir, 'bomb.yaml');
+    writeFileSync(bomb, `${lines.join('\n')}\naccelerators: *a11\n`);
+    expect(() => readUserCatalog(bomb)).toThrow(/bomb\.yaml.*(alias|nodes)/);
   });
 });

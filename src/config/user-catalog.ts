@@ -1,8 +1,9 @@
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import yaml from 'js-yaml';
+import { addToCatalog, CatalogError } from '../catalog/index.ts';
 import { type UserCatalog, UserCatalogSchema } from '../schema/catalog.ts';
-import { addToCatalog, CatalogError } from './index.ts';
+import { readInputText } from './read.ts';
+import { parseYaml } from './yaml-source.ts';
 
 /**
  * A user catalog: accelerators and models of one's own, in a YAML (or JSON) file with the built-in entries'
@@ -15,36 +16,24 @@ export const USER_CATALOG_ENV = 'INFX_CATALOG';
 /** A catalog is a few entries; anything far larger is not one. */
 const MAX_BYTES = 4 * 1024 * 1024;
 
-function readBounded(file: string): string {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw new CatalogError(
-      e.code === 'ENOENT'
-        ? `catalog file '${file}' does not exist`
-        : `cannot read catalog file '${file}': ${e.message}`,
-    );
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new CatalogError(`catalog file '${file}' is not a regular file`);
-    if (st.size > MAX_BYTES)
+/** The catalog file's text, read with the bounds of every input file (read.ts): a FIFO or device is refused. */
+function readCatalogText(file: string): string {
+  const read = readInputText(file, {
+    what: 'catalog file',
+    maxBytes: MAX_BYTES,
+    missingMessage: `catalog file '${file}' does not exist`,
+  });
+  if ('diagnostic' in read) {
+    const d = read.diagnostic;
+    // read.ts's hints are for config files ("name the YAML files in it"): a catalog is one file.
+    const kind = /' is (.+?), not a (?:regular )?file/.exec(d.message)?.[1];
+    if (d.rule === 'file.not-regular')
       throw new CatalogError(
-        `catalog file '${file}' is ${st.size} bytes; a catalog may hold at most ${MAX_BYTES}`,
+        `catalog file '${file}' is not a regular file${kind ? ` (${kind})` : ''}: give the path of a YAML file`,
       );
-    const buf = Buffer.alloc(st.size);
-    let read = 0;
-    while (read < st.size) {
-      const n = readSync(fd, buf, read, st.size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buf.subarray(0, read).toString('utf8');
-  } finally {
-    closeSync(fd);
+    throw new CatalogError(d.message);
   }
+  return read.text;
 }
 
 const where = (path: readonly PropertyKey[]) =>
@@ -52,13 +41,15 @@ const where = (path: readonly PropertyKey[]) =>
 
 /** Reads and checks a catalog file; throws a CatalogError naming the file and the key path of every problem. */
 export function readUserCatalog(file: string): UserCatalog {
-  const text = readBounded(file);
-  let doc: unknown;
-  try {
-    doc = yaml.load(text, { filename: file, schema: yaml.JSON_SCHEMA }) ?? {};
-  } catch (err) {
-    throw new CatalogError(`catalog file ${(err as Error).message}`);
-  }
+  const text = readCatalogText(file);
+  // The bounded YAML reader of config files: depth, node and alias bounds, duplicate keys, positions.
+  const { value, diagnostics } = parseYaml(file, text);
+  const error = diagnostics[0];
+  if (error)
+    throw new CatalogError(
+      `catalog file '${file}'${error.line !== null ? `:${error.line}:${error.column}` : ''}: ${error.message}`,
+    );
+  const doc = value ?? {};
   const parsed = UserCatalogSchema.safeParse(doc);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `  ${where(i.path) || '(top level)'}: ${i.message}`);
