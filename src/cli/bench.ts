@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { loadProgressReporter, stepProgressReporter } from '../client/progress.ts';
+import { REFERENCE_BENCH } from '../schema/reference-client.ts';
 import type { BenchRunRequest } from '../sweep/bench-plan.ts';
 import { BenchError, BenchInterrupted, BenchUsageError } from '../sweep/bench-point.ts';
 import { runBenchSweep } from '../sweep/bench-sweep.ts';
@@ -81,7 +82,12 @@ export function registerBench(program: Command, io: CliIO, setExit: (code: numbe
     )
     .requiredOption('--isl <n>', 'input length in tokens (upper end of the sampled range)', positiveInt)
     .requiredOption('--osl <n>', 'output length in tokens (upper end of the sampled range)', positiveInt)
-    .option('--random-range-ratio <r>', 'lengths are drawn uniformly from [r*L, L]', numberIn(0, 1), 0.8)
+    .option(
+      '--random-range-ratio <r>',
+      'lengths are drawn uniformly from [r*L, L]',
+      numberIn(0, 1),
+      REFERENCE_BENCH.randomRangeRatio,
+    )
     .requiredOption(
       '--concurrency <n...>',
       'requests in flight at once; several values sweep them, one point each (e.g. 1 2 4 8 16)',
@@ -120,18 +126,18 @@ export function registerBench(program: Command, io: CliIO, setExit: (code: numbe
       'disaggregated: GPUs of the decode pool (output throughput per GPU)',
       positiveInt,
     )
-    .option('--seed <n>', 'seed for prompt lengths, contents and arrivals', parseIntArg, 0)
+    .option('--seed <n>', 'seed for prompt lengths, contents and arrivals', parseIntArg, REFERENCE_BENCH.seed)
     .option(
       '--timeout <s>',
       'per-request timeout in seconds',
       numberIn(0, Number.POSITIVE_INFINITY, true),
-      21600,
+      REFERENCE_BENCH.requestTimeoutS,
     )
     .option(
       '--max-failure-rate <r>',
       'the point fails above this fraction of failed requests',
       numberIn(0, 1),
-      0.05,
+      REFERENCE_BENCH.maxFailureRate,
     )
     .option(
       '--workers <n>',

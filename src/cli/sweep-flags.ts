@@ -1,7 +1,8 @@
 import { type Command, Option } from 'commander';
 import { CONTAINER_RUNTIMES, type ContainerRuntime, type EngineKind } from '../schema/engine-launch.ts';
+import { type BenchDefaults, REFERENCE_BENCH } from '../schema/reference-client.ts';
 import type { PointEngine } from '../schema/run-dir.ts';
-import { type BenchDefaults, type FaultRule, parseFaultRule, REFERENCE_BENCH } from '../sweep/points.ts';
+import { type FaultRule, parseFaultRule } from '../sweep/points.ts';
 import { nonNegativeInt, numberIn, parseIntArg, positiveInt } from './common.ts';
 
 /** Flags that say how every point runs, shared by `infx sweep` and `infx sweep point`. */

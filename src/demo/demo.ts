@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REFERENCE_BENCH } from '../schema/reference-client.ts';
 import type { IngestReport } from '../schema/store.ts';
 import { openStore } from '../store/db.ts';
 import { ingestRunDir } from '../store/ingest.ts';
 import { createRun } from '../sweep/create-run.ts';
 import { executeRun } from '../sweep/execute.ts';
 import { acquireRunLock, describeHolder } from '../sweep/lock.ts';
-import { REFERENCE_BENCH } from '../sweep/points.ts';
 import { manifestPath } from '../sweep/run-dir.ts';
 import type { SweepHooks, SweepOutcome } from '../sweep/sweep.ts';
 

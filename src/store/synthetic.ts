@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { EngineKind } from '../schema/curve.ts';
 import type { SingleNodeFixedRow } from '../schema/matrix-row.ts';
 import { POINT_RESULT_SCHEMA_VERSION, type PointResult, type Stats } from '../schema/point-result.ts';
+import { REFERENCE_BENCH, referencePromptCount, referenceWarmupCount } from '../schema/reference-client.ts';
 import {
   type PointAttempt,
   type PointPhase,
@@ -75,16 +76,11 @@ export function syntheticSpec(
     row: { ...row, conc },
     gpus: { total: row.tp * row.pp * row['pcp-size'], prefill: null, decode: null },
     bench: {
+      ...REFERENCE_BENCH,
       isl: row.isl,
       osl: row.osl,
-      randomRangeRatio: 0.8,
-      numPrompts: 10 * conc,
-      warmup: 2 * conc,
-      endpoint: 'completions',
-      tokenizer: null,
-      seed: 0,
-      maxFailureRate: 0.05,
-      requestTimeoutS: 21600,
+      numPrompts: referencePromptCount(conc),
+      warmup: referenceWarmupCount(conc),
     },
     engine:
       engine === 'simulated'
@@ -177,7 +173,7 @@ export function syntheticResult(spec: PointSpec, tput = 500 + 40 * Math.sqrt(spe
       kind: 'fixed-seq-len',
       isl: spec.bench.isl,
       osl: spec.bench.osl,
-      randomRangeRatio: 0.8,
+      randomRangeRatio: spec.bench.randomRangeRatio,
       numPrompts: n,
       warmup: spec.bench.warmup,
       ignoreEos: true,
@@ -243,7 +239,7 @@ export function syntheticResult(spec: PointSpec, tput = 500 + 40 * Math.sqrt(spe
       clientLimited: false,
       reasons: [],
     },
-    gate: { maxFailureRate: 0.05, passed: true, reason: null },
+    gate: { maxFailureRate: spec.bench.maxFailureRate, passed: true, reason: null },
     valid: true,
   };
 }

@@ -6,10 +6,11 @@ import { resolve } from 'node:path';
 import { buildMatrix, type GeneratorRequest } from '../matrix/build.ts';
 import { parseMatrix } from '../matrix/plan.ts';
 import type { MatrixRow } from '../schema/matrix-row.ts';
+import type { BenchDefaults } from '../schema/reference-client.ts';
 import type { PointEngine, RunManifest, RunOptions, RunSource } from '../schema/run-dir.ts';
 import { RUN_DIR_SCHEMA_VERSION, runIdProblem } from '../schema/run-dir.ts';
 import { safeJoin } from '../schema/safe-path.ts';
-import { type BenchDefaults, type FaultRule, planPoints, SweepPlanError } from './points.ts';
+import { type FaultRule, planPoints, SweepPlanError } from './points.ts';
 import { manifestPath, writeManifest } from './run-dir.ts';
 
 /** A new run: where its points come from, how they run, and the manifest that records it all. */

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { agenticRow, fixedRow, multiRow } from '../../test/rows.ts';
-import {
-  type PlanPointsOptions,
-  parseFaultRule,
-  planPoints,
-  REFERENCE_BENCH,
-  SweepPlanError,
-} from './points.ts';
+import { REFERENCE_BENCH } from '../schema/reference-client.ts';
+import { type PlanPointsOptions, parseFaultRule, planPoints, SweepPlanError } from './points.ts';
 
 const options = (over: Partial<PlanPointsOptions> = {}): PlanPointsOptions => ({
   runId: 'r1',

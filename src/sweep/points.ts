@@ -1,7 +1,12 @@
 import { rowGpus, workerGpus } from '../matrix/gpus.ts';
 import { resultName, seqLenName } from '../matrix/naming.ts';
 import type { MatrixRow } from '../schema/matrix-row.ts';
-import type { PointBench, PointEngine, PointSpec, SimFault, SkippedRow } from '../schema/run-dir.ts';
+import {
+  type BenchDefaults,
+  referencePromptCount,
+  referenceWarmupCount,
+} from '../schema/reference-client.ts';
+import type { PointEngine, PointSpec, SimFault, SkippedRow } from '../schema/run-dir.ts';
 import { pointIdProblem, RUN_DIR_SCHEMA_VERSION, runIdProblem } from '../schema/run-dir.ts';
 
 /**
@@ -11,24 +16,6 @@ import { pointIdProblem, RUN_DIR_SCHEMA_VERSION, runIdProblem } from '../schema/
  */
 
 export class SweepPlanError extends Error {}
-
-/** What the client does at every point; null counts follow the reference (10 × and 2 × concurrency). */
-export interface BenchDefaults extends Omit<PointBench, 'isl' | 'osl' | 'numPrompts' | 'warmup'> {
-  numPrompts: number | null;
-  warmup: number | null;
-}
-
-/** The reference client's settings (client-metrics-spec §1), what `infx sweep` runs with when no flag says otherwise. */
-export const REFERENCE_BENCH: BenchDefaults = {
-  numPrompts: null,
-  warmup: null,
-  randomRangeRatio: 0.8,
-  endpoint: 'completions',
-  tokenizer: null,
-  seed: 0,
-  maxFailureRate: 0.05,
-  requestTimeoutS: 21600,
-};
 
 /** A fault for the points whose id contains `match` (or the n-th point with `#n`). */
 export interface FaultRule {
@@ -144,8 +131,8 @@ export function planPoints(
           ...opts.bench,
           isl: row.isl,
           osl: row.osl,
-          numPrompts: opts.bench.numPrompts ?? 10 * conc,
-          warmup: opts.bench.warmup ?? 2 * conc,
+          numPrompts: opts.bench.numPrompts ?? referencePromptCount(conc),
+          warmup: opts.bench.warmup ?? referenceWarmupCount(conc),
         },
         engine: { ...opts.engine, faults: [] },
       });

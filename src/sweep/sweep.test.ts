@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tmpDir } from '../../test/helpers.ts';
 import { fixedRow } from '../../test/rows.ts';
+import { REFERENCE_BENCH } from '../schema/reference-client.ts';
 import type { PointPhase, PointStatus, RunManifest, RunOptions } from '../schema/run-dir.ts';
 import type { AttemptJob, PointExecutor } from './executors/types.ts';
 import { formatOutcome } from './format.ts';
-import { planPoints, REFERENCE_BENCH } from './points.ts';
+import { planPoints } from './points.ts';
 import { ATTEMPT_FILES, writeJson, writeManifest } from './run-dir.ts';
 import { runSweep, type Selection } from './sweep.ts';
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { fixedRow, multiRow, rowWorker } from '../../../test/rows.ts';
 import type { MatrixRow } from '../../schema/matrix-row.ts';
+import { REFERENCE_BENCH } from '../../schema/reference-client.ts';
 import type { PointSpec } from '../../schema/run-dir.ts';
-import { planPoints, REFERENCE_BENCH } from '../points.ts';
+import { planPoints } from '../points.ts';
 import { jobSize, pointJobScript } from './slurm.ts';
 
 function spec(row: MatrixRow, kind: 'sim' | 'recipe' = 'recipe'): PointSpec {
