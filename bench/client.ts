@@ -29,6 +29,7 @@ import { type LoadRequest, type LoadResult, runLoad } from '../src/client/load.t
 import { buildPayload, endpointPath } from '../src/client/payload.ts';
 import { summarize } from '../src/metrics/stats.ts';
 import type { ServerEvent } from '../src/sim/scripted/log.ts';
+import { fixedSeqLenPhases } from '../src/workload/fixed-seq-len-driver.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -106,12 +107,10 @@ function load(url: string, reqs: LoadRequest[], concurrency: number, warmup: num
       timeoutMs: 600_000,
       apiKey: null,
     },
-    requests: reqs,
+    phases: fixedSeqLenPhases(reqs, warmup, null),
     lockstep: false,
-    warmup,
     concurrency,
     workers: arg('workers', 1),
-    arrivalOffsetsMs: null,
     signal: new AbortController().signal,
   });
 }

@@ -8,6 +8,7 @@ import type { Endpoint } from '../src/client/stream-reader.ts';
 import type { ScriptedScriptInput } from '../src/schema/scripted-script.ts';
 import type { ServerEvent } from '../src/sim/scripted/log.ts';
 import { type ScriptedServer, startScriptedServer } from '../src/sim/scripted/server.ts';
+import { fixedSeqLenPhases } from '../src/workload/fixed-seq-len-driver.ts';
 import { REPO_ROOT, tmpDir } from './helpers.ts';
 
 /** Drives the client's load loop directly against a scripted server on loopback. */
@@ -40,23 +41,28 @@ export function textRequests(
 
 export function load(
   url: string,
-  opts: Partial<LoadOptions> & { requests: LoadRequest[]; endpoint?: Endpoint; timeoutMs?: number },
+  opts: Partial<LoadOptions> & {
+    requests: LoadRequest[];
+    warmup?: number;
+    arrivalOffsetsMs?: Float64Array | null;
+    endpoint?: Endpoint;
+    timeoutMs?: number;
+  },
 ): Promise<LoadResult> {
-  const endpoint = opts.endpoint ?? 'completions';
+  const { requests, warmup, arrivalOffsetsMs, endpoint = 'completions', timeoutMs, ...rest } = opts;
   return runLoad({
     transport: {
       baseUrl: new URL(url),
       endpoint,
       path: endpointPath(endpoint),
-      timeoutMs: opts.timeoutMs ?? 10_000,
+      timeoutMs: timeoutMs ?? 10_000,
       apiKey: null,
     },
-    warmup: 0,
+    phases: fixedSeqLenPhases(requests, warmup ?? 0, arrivalOffsetsMs ?? null),
     concurrency: 1,
     workers: 1,
-    arrivalOffsetsMs: null,
     signal: new AbortController().signal,
-    ...opts,
+    ...rest,
     lockstep: opts.lockstep ?? false,
   });
 }

@@ -1,19 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { RequestRecord } from '../schema/request-record.ts';
+import { createDriver, type DriverPhases, type DriverSpec, shareSpec } from '../workload/drivers.ts';
 import { monotonicMs } from './clock.ts';
 import { type ThreadHealth, watchThread } from './health.ts';
-import { type LoadOptions, type LoadRequest, type PhaseOutput, PhaseSink } from './phase-sink.ts';
+import { type LoadOptions, type PhaseOutput, PhaseSink } from './phase-sink.ts';
 import { type Phase, type PhaseRun, runPhase } from './runner.ts';
 import { createTransport, type Transport } from './transport.ts';
-import { runPhaseInWorkers, startWorkers, type WorkerPool } from './workers.ts';
+import { type PhaseLockstep, runPhaseInWorkers, startWorkers, type WorkerPool } from './workers.ts';
 
 export type { LoadOptions, LoadProgress, LoadRequest } from './phase-sink.ts';
 
 /**
- * Runs a whole point's load: warmup (all reusing prompt 0, fully drained, never timed), then the
- * measured phase, in this thread or spread over worker threads that share one dispatch counter, so the
- * global concurrency and the dispatch order are the same either way.
+ * Runs a whole point's load: warmup (fully drained, never timed), then the measured phase, each sent by
+ * its workload driver (workload/drivers.ts), in this thread or spread over worker threads that split the
+ * concurrency and share one dispatch counter, so the global concurrency (and, for a workload without
+ * sessions, the dispatch order) is the same either way.
  */
 
 export interface LoadResult {
@@ -35,15 +37,17 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const clockOriginUnixMs = Date.now();
   const clockOriginMs = monotonicMs();
   const pool = workers > 1 ? await startWorkers(opts, workers, clockOriginMs) : null;
+  // Worker threads get the specs with their large parts in shared memory, shared once for the run.
+  const phases = pool ? shared(opts.phases) : opts.phases;
   const runTag = randomUUID().slice(0, 8);
   // One transport for both phases: the connections warmup opened are the ones the measurement uses.
   const transport = pool ? pool : createTransport(opts.transport);
   try {
-    const warm = await phase(opts, transport, 'warmup', opts.warmup, clockOriginMs, runTag);
+    const warm = await phase(opts, transport, 'warmup', phases.warmup, clockOriginMs, runTag);
     await opts.aroundMeasurement?.before();
     const cpu0 = process.cpuUsage();
     const t0 = monotonicMs();
-    const bench = await phase(opts, transport, 'benchmark', opts.requests.length, clockOriginMs, runTag);
+    const bench = await phase(opts, transport, 'benchmark', phases.benchmark, clockOriginMs, runTag);
     const cpu = process.cpuUsage(cpu0);
     const wallMs = monotonicMs() - t0;
     await opts.aroundMeasurement?.after();
@@ -62,54 +66,42 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   }
 }
 
+function shared(p: DriverPhases): DriverPhases {
+  return { warmup: p.warmup && shareSpec(p.warmup), benchmark: shareSpec(p.benchmark) };
+}
+
 async function phase(
   opts: LoadOptions,
   via: WorkerPool | Transport,
   name: Phase,
-  count: number,
+  spec: DriverSpec | null,
   clockOriginMs: number,
   runTag: string,
 ): Promise<PhaseOutput> {
-  if (count === 0 || opts.signal.aborted) return { records: [], texts: [], sendLagsMs: [], threads: [] };
-  const offsets = name === 'benchmark' ? opts.arrivalOffsetsMs : null;
-  const sink = new PhaseSink(name, count, opts.onProgress);
-  const lockstep = opts.lockstep
-    ? { phase: `${runTag}-${name}`, conc: Math.min(opts.concurrency, count), total: count }
-    : null;
-  if ('workers' in via) {
-    return sink.ordered(
-      await runPhaseInWorkers(via, { phase: name, count, offsets, lockstep }, sink, opts.signal),
-    );
+  const total = spec?.total ?? null;
+  if (spec === null || total === 0 || opts.signal.aborted)
+    return { records: [], texts: [], sendLagsMs: [], threads: [] };
+  const sink = new PhaseSink(name, total ?? 0, opts.onProgress);
+  let lockstep: PhaseLockstep | null = null;
+  if (opts.lockstep) {
+    // The engine waits for every request it is owed, so it must know how many.
+    if (total === null) throw new Error(`lockstep needs a workload that knows its requests (${spec.kind})`);
+    lockstep = { phase: `${runTag}-${name}`, conc: Math.min(opts.concurrency, total), total };
   }
+  if ('workers' in via)
+    return sink.ordered(await runPhaseInWorkers(via, { phase: name, spec, lockstep }, sink, opts.signal));
   const watch = watchThread();
-  let next = 0;
-  const startMs = monotonicMs();
   const run: PhaseRun = {
     phase: name,
     worker: 0,
-    slots: Math.min(opts.concurrency, count),
-    claim: () => (next < count ? next++ : null),
-    arrivalMs: offsets ? (i) => startMs + (offsets[i] as number) : () => null,
-    lockstep: lockstep && {
-      ...lockstep,
-      engineDueMs: offsets ? (i: number) => offsets[i] as number : null,
-    },
-    ...promptAccess(opts.requests, name),
+    slots: Math.min(opts.concurrency, total ?? Number.POSITIVE_INFINITY),
+    driver: createDriver(spec, { phase: name, thread: 0, threads: 1, dispatch: new Int32Array(1) }),
+    startMs: monotonicMs(),
+    lockstep,
     clockOriginMs,
     signal: opts.signal,
     onRecord: (r, text, lag) => sink.add(r, text, lag),
   };
   await runPhase(run, via);
   return sink.ordered([watch.stop()]);
-}
-
-/** Warmup sends prompt 0 every time, as the reference does; the measured phase sends prompt i. */
-export function promptAccess(requests: readonly LoadRequest[], phase: Phase) {
-  const at = (i: number) => requests[phase === 'warmup' ? 0 : i] as LoadRequest;
-  return {
-    promptIndex: (i: number) => (phase === 'warmup' ? 0 : i),
-    body: (i: number) => at(i).body,
-    maxTokens: (i: number) => at(i).maxTokens,
-    inputTokens: (i: number) => ({ target: at(i).targetInputTokens, client: at(i).clientInputTokens }),
-  };
 }

@@ -1,4 +1,6 @@
 import type { RequestRecord } from '../schema/request-record.ts';
+import type { DriverPhases } from '../workload/drivers.ts';
+import type { FixedRequest } from '../workload/fixed-seq-len-driver.ts';
 import { monotonicMs } from './clock.ts';
 import type { ThreadHealth } from './health.ts';
 import type { Phase } from './runner.ts';
@@ -9,25 +11,18 @@ import type { TransportConfig } from './transport-types.ts';
  * thread) and workers.ts (worker threads), which both fill a PhaseSink.
  */
 
-export interface LoadRequest {
-  body: Buffer;
-  maxTokens: number;
-  targetInputTokens: number;
-  clientInputTokens: number;
-}
+/** One pre-built request of a fixed-seq-len workload. */
+export type LoadRequest = FixedRequest;
 
 export interface LoadOptions {
   transport: TransportConfig;
-  /** One per prompt; the measured phase sends request i with prompt i. */
-  requests: readonly LoadRequest[];
-  warmup: number;
+  /**
+   * What warmup and the measured phase send (workload/drivers.ts). Arrival offsets a driver gives are
+   * on the engine clock with lockstep (the engine holds each request until it is due).
+   */
+  phases: DriverPhases;
   concurrency: number;
   workers: number;
-  /**
-   * Offsets from the start of the measured phase; null for a closed loop (request rate inf). With
-   * lockstep they are on the engine clock (the engine holds each request until it is due).
-   */
-  arrivalOffsetsMs: Float64Array | null;
   /** Lockstep with a simulated engine that announced the engine-clock protocol (schema/sim-protocol.ts). */
   lockstep: boolean;
   signal: AbortSignal;

@@ -1,43 +1,33 @@
 import type { RequestRecord } from '../schema/request-record.ts';
 import { formatLockstep, LOCKSTEP_HEADER } from '../schema/sim-protocol.ts';
+import { DONE, type DriverRequest, type PhaseDriver, type PhaseName, WAIT } from '../workload/driver.ts';
 import { monotonicMs } from './clock.ts';
 import type { Outcome, Transport } from './transport.ts';
 import { checkUsage } from './usage-check.ts';
 
 /**
- * The load loop of one client thread: `slots` lanes, each claiming the next request of the phase,
- * waiting for its arrival time, sending it and recording what happened. Claiming goes through a
- * function so that several threads can share one counter (worker mode) and so that other workloads
- * (agentic replay: sessions, think time, fan-out) can decide what a free lane sends next without the
- * transport knowing.
+ * The load loop of one client thread: `slots` lanes, each asking the phase's driver for its next request
+ * when it frees, waiting for the request's arrival time, sending it, recording what happened and telling
+ * the driver. The driver decides what goes next (a pre-built prompt, or a session's next turn once the
+ * previous one finished); the lanes and the transport know nothing of prompts or sessions.
  */
 
-export type Phase = 'warmup' | 'benchmark';
+export type Phase = PhaseName;
 
 /** What one thread needs to run one phase. */
 export interface PhaseRun {
   phase: Phase;
   worker: number;
   slots: number;
-  /** Next request index of the phase, or null when none are left. */
-  claim(): number | null;
-  /** Absolute monotonic ms the request may go, or null to go as soon as a lane is free (rate inf). */
-  arrivalMs(index: number): number | null;
+  driver: PhaseDriver;
+  /** Monotonic ms the phase started: a request's arrival offset counts from here. */
+  startMs: number;
   /**
    * Lockstep with a simulated engine (schema/sim-protocol.ts): each request says which phase it belongs
-   * to, so the engine's clock waits for it. With `engineDueMs` (an open loop on the engine clock) a
-   * request goes as soon as a lane is free, tagged with when it is due, and the engine holds it until then.
+   * to, so the engine's clock waits for it. Arrival offsets are then on the engine clock: a request goes
+   * as soon as a lane is free, tagged with when it is due, and the engine holds it until then.
    */
-  lockstep: {
-    phase: string;
-    conc: number;
-    total: number;
-    engineDueMs: ((index: number) => number) | null;
-  } | null;
-  promptIndex(index: number): number;
-  body(index: number): Buffer;
-  maxTokens(index: number): number;
-  inputTokens(index: number): { target: number; client: number };
+  lockstep: { phase: string; conc: number; total: number } | null;
   clockOriginMs: number;
   signal: AbortSignal;
   /**
@@ -49,18 +39,52 @@ export interface PhaseRun {
 
 export async function runPhase(run: PhaseRun, transport: Transport): Promise<void> {
   const lanes: Promise<void>[] = [];
-  for (let i = 0; i < run.slots; i++) lanes.push(lane(run, transport));
+  const thread = new ThreadState();
+  for (let i = 0; i < run.slots; i++) lanes.push(lane(run, transport, thread));
   await Promise.all(lanes);
 }
 
-async function lane(run: PhaseRun, transport: Transport): Promise<void> {
+/** Requests in flight on this thread, and the lanes waiting for one of them to finish. */
+class ThreadState {
+  inFlight = 0;
+  private waiters: (() => void)[] = [];
+  /** Resolves at the next completion on this thread (or at the end of the run). */
+  completion(signal: AbortSignal): Promise<void> {
+    if (this.inFlight === 0)
+      throw new Error('the workload driver waits for a request, but none is in flight on this thread');
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const done = () => {
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.waiters.push(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+  completed(): void {
+    this.inFlight--;
+    if (this.waiters.length === 0) return;
+    const woken = this.waiters;
+    this.waiters = [];
+    for (const w of woken) w();
+  }
+}
+
+async function lane(run: PhaseRun, transport: Transport, thread: ThreadState): Promise<void> {
   for (;;) {
     if (run.signal.aborted) return;
     const freeAt = monotonicMs();
-    const index = run.claim();
-    if (index === null) return;
+    const req = run.driver.next();
+    if (req === DONE) return;
+    if (req === WAIT) {
+      await thread.completion(run.signal);
+      continue;
+    }
     const lock = run.lockstep;
-    const arrival = lock?.engineDueMs ? null : run.arrivalMs(index);
+    const offset = req.arrivalOffsetMs;
+    const arrival = lock || offset === null ? null : run.startMs + offset;
+    thread.inFlight++;
     if (arrival !== null && arrival > freeAt) await sleepUntil(arrival, run.signal);
     // Closed loop (rate inf): a request is due when a lane frees. Open loop: when it arrives, so the
     // wait for a free lane counts as queue time (no coordinated omission).
@@ -68,18 +92,22 @@ async function lane(run: PhaseRun, transport: Transport): Promise<void> {
     const due = Math.max(scheduled, freeAt);
     const headers = lock
       ? {
+          ...req.headers,
           [LOCKSTEP_HEADER]: formatLockstep({
             phase: lock.phase,
             conc: lock.conc,
             total: lock.total,
-            index,
-            atMs: lock.engineDueMs ? lock.engineDueMs(index) : null,
+            index: req.index,
+            atMs: offset,
           }),
         }
-      : null;
-    const outcome = await transport.send(run.body(index), run.signal, headers, run.maxTokens(index));
-    const record = toRecord(run, index, scheduled, outcome);
-    run.onRecord(record, outcome.stream.text.join(''), outcome.sentMs - due);
+      : req.headers;
+    const outcome = await transport.send(req.body, run.signal, headers, req.maxTokens);
+    const record = toRecord(run, req, scheduled, outcome);
+    const text = outcome.stream.text.join('');
+    run.onRecord(record, text, outcome.sentMs - due);
+    run.driver.complete(req, record, text);
+    thread.completed();
   }
 }
 
@@ -97,22 +125,22 @@ function sleepUntil(t: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function toRecord(run: PhaseRun, index: number, scheduled: number, o: Outcome): RequestRecord {
+function toRecord(run: PhaseRun, req: DriverRequest, scheduled: number, o: Outcome): RequestRecord {
   const origin = run.clockOriginMs;
   // Microsecond resolution: finer digits are clock noise and would triple the size of requests.jsonl.
   const rel = (t: number | null) => (t === null ? null : us(t - origin));
   const s = o.stream;
-  const tokens = run.inputTokens(index);
-  const requested = run.maxTokens(index);
+  const tokens = req.inputTokens;
+  const requested = req.maxTokens;
   const usage = checkUsage(s.usage, {
     maxTokens: requested,
     clientPromptTokens: tokens.client,
     tokenChunks: s.contentChunks + s.reasoningChunks,
   });
   return {
-    index,
+    index: req.index,
     phase: run.phase,
-    promptIndex: run.promptIndex(index),
+    promptIndex: req.promptIndex,
     worker: run.worker,
     scheduledMs: us(scheduled - origin),
     sentMs: us(o.sentMs - origin),

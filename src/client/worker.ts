@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
+import { createDriver } from '../workload/drivers.ts';
 import { monotonicMs } from './clock.ts';
 import { watchThread } from './health.ts';
 import { type PhaseRun, runPhase } from './runner.ts';
@@ -11,8 +12,6 @@ import type { FromWorker, ToWorker, WorkerInit } from './workers.ts';
 const init = workerData as WorkerInit;
 const port = parentPort!;
 const transport = createTransport({ ...init.transport, baseUrl: new URL(init.transport.baseUrl) });
-const p = init.prompts;
-const bodies = Buffer.from(p.bodies);
 let controller = new AbortController();
 
 const PROGRESS_EVERY_MS = 100;
@@ -42,28 +41,19 @@ async function onPhase(msg: Extract<ToWorker, { type: 'phase' }>) {
     pending = fresh();
     lastSent = monotonicMs();
   };
-  const at = (i: number) => (msg.phase === 'warmup' ? 0 : i);
-  const offsets = msg.offsets;
+  const total = msg.spec.total;
   const run: PhaseRun = {
     phase: msg.phase,
     worker: init.worker,
-    slots: Math.min(init.slots, msg.count),
-    claim: () => {
-      const i = Atomics.add(msg.counter, 0, 1);
-      return i < msg.count ? i : null;
-    },
-    arrivalMs: offsets ? (i) => msg.startMs + (offsets[i] as number) : () => null,
-    lockstep: msg.lockstep && {
-      ...msg.lockstep,
-      engineDueMs: offsets ? (i: number) => offsets[i] as number : null,
-    },
-    promptIndex: at,
-    body: (i) => bodies.subarray(p.offsets[at(i)] as number, p.offsets[at(i) + 1] as number),
-    maxTokens: (i) => p.maxTokens[at(i)] as number,
-    inputTokens: (i) => ({
-      target: p.targetInputTokens[at(i)] as number,
-      client: p.clientInputTokens[at(i)] as number,
+    slots: Math.min(init.slots, total ?? Number.POSITIVE_INFINITY),
+    driver: createDriver(msg.spec, {
+      phase: msg.phase,
+      thread: init.worker,
+      threads: init.threads,
+      dispatch: msg.dispatch,
     }),
+    startMs: msg.startMs,
+    lockstep: msg.lockstep,
     clockOriginMs: init.clockOriginMs,
     signal: controller.signal,
     onRecord: (r, text, lag) => {

@@ -3,24 +3,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { RequestRecord } from '../schema/request-record.ts';
+import type { DriverSpec } from '../workload/drivers.ts';
 import type { ThreadHealth } from './health.ts';
 import type { LoadOptions, PhaseSink } from './phase-sink.ts';
 import type { Phase } from './runner.ts';
 
 /**
- * Worker-thread mode: request bodies and per-prompt facts live in shared memory (a 400 KB prompt is
- * never copied per thread), and one atomic counter hands out request indices so the threads together
- * dispatch in the same order, at the same global concurrency, as one thread would.
+ * Worker-thread mode: each thread runs its share of the lanes (together, the concurrency) with its own
+ * driver built from the phase's spec (shared memory in it, e.g. pre-built bodies, is never copied per
+ * thread), and one atomic counter, shared by all, hands out dispatch indices: a fixed-seq-len phase then
+ * goes out in the same order, at the same global concurrency, as from one thread.
  */
-
-export interface SharedPrompts {
-  bodies: SharedArrayBuffer;
-  /** offsets[i]..offsets[i+1] is prompt i's body. */
-  offsets: Float64Array;
-  maxTokens: Int32Array;
-  targetInputTokens: Int32Array;
-  clientInputTokens: Int32Array;
-}
 
 export interface WorkerInit {
   transport: {
@@ -30,8 +23,9 @@ export interface WorkerInit {
     timeoutMs: number;
     apiKey: string | null;
   };
-  prompts: SharedPrompts;
   worker: number;
+  /** How many threads run the load (a driver keeps its share of the sessions). */
+  threads: number;
   slots: number;
   clockOriginMs: number;
 }
@@ -40,15 +34,16 @@ export type ToWorker =
   | {
       type: 'phase';
       phase: Phase;
-      count: number;
-      counter: Int32Array;
-      offsets: Float64Array | null;
+      /** Shared memory in it is shared with every thread, not copied. */
+      spec: DriverSpec;
+      /** The dispatch counter all threads share (DriverContext.dispatch). */
+      dispatch: Int32Array;
       lockstep: PhaseLockstep | null;
       startMs: number;
     }
   | { type: 'abort' };
 
-/** A phase's lockstep tag fields (see runner.ts); offsets then are engine-clock due times. */
+/** A phase's lockstep tag fields (see runner.ts); arrival offsets then are engine-clock due times. */
 export interface PhaseLockstep {
   phase: string;
   conc: number;
@@ -93,37 +88,12 @@ export function workerScript(): string {
   throw new Error('dist/client-worker.mjs not found: run `npm run build` first (needed for --workers > 1)');
 }
 
-export function sharePrompts(requests: LoadOptions['requests']): SharedPrompts {
-  const n = requests.length;
-  const offsets = new Float64Array(new SharedArrayBuffer(8 * (n + 1)));
-  let size = 0;
-  requests.forEach((r, i) => {
-    offsets[i] = size;
-    size += r.body.length;
-  });
-  offsets[n] = size;
-  const bodies = new SharedArrayBuffer(size);
-  const view = new Uint8Array(bodies);
-  const ints = () => new Int32Array(new SharedArrayBuffer(4 * n));
-  const maxTokens = ints();
-  const targetInputTokens = ints();
-  const clientInputTokens = ints();
-  requests.forEach((r, i) => {
-    view.set(r.body, offsets[i] as number);
-    maxTokens[i] = r.maxTokens;
-    targetInputTokens[i] = r.targetInputTokens;
-    clientInputTokens[i] = r.clientInputTokens;
-  });
-  return { bodies, offsets, maxTokens, targetInputTokens, clientInputTokens };
-}
-
 export async function startWorkers(
   opts: LoadOptions,
   count: number,
   clockOriginMs: number,
 ): Promise<WorkerPool> {
   const script = workerScript();
-  const prompts = sharePrompts(opts.requests);
   const t = opts.transport;
   const workers: Worker[] = [];
   for (let w = 0; w < count; w++) {
@@ -136,8 +106,8 @@ export async function startWorkers(
         timeoutMs: t.timeoutMs,
         apiKey: t.apiKey,
       },
-      prompts,
       worker: w,
+      threads: count,
       slots,
       clockOriginMs,
     };
@@ -162,22 +132,15 @@ export async function startWorkers(
 
 export function runPhaseInWorkers(
   pool: WorkerPool,
-  spec: { phase: Phase; count: number; offsets: Float64Array | null; lockstep: PhaseLockstep | null },
+  spec: { phase: Phase; spec: DriverSpec; lockstep: PhaseLockstep | null },
   sink: PhaseSink,
   signal: AbortSignal,
 ): Promise<ThreadHealth[]> {
-  const counter = new Int32Array(new SharedArrayBuffer(4));
-  let offsets: Float64Array | null = null;
-  if (spec.offsets) {
-    offsets = new Float64Array(new SharedArrayBuffer(8 * spec.offsets.length));
-    offsets.set(spec.offsets);
-  }
   const msg: ToWorker = {
     type: 'phase',
     phase: spec.phase,
-    count: spec.count,
-    counter,
-    offsets,
+    spec: spec.spec,
+    dispatch: new Int32Array(new SharedArrayBuffer(4)),
     lockstep: spec.lockstep,
     startMs: Number(process.hrtime.bigint()) / 1e6,
   };

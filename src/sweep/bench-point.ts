@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { arrivalOffsetsMs } from '../client/arrivals.ts';
 import { type ClockReading, lagBetween, readEngineClock } from '../client/engine-clock.ts';
 import { assessClient } from '../client/health.ts';
-import { type LoadProgress, type LoadRequest, runLoad } from '../client/load.ts';
-import { buildPayload, endpointPath } from '../client/payload.ts';
+import { type LoadProgress, runLoad } from '../client/load.ts';
+import { endpointPath } from '../client/payload.ts';
 import { ProbeError, probeServer } from '../client/probe.ts';
 import { chooseClock } from '../metrics/clock-view.ts';
 import { aggregatePoint } from '../metrics/fixed-seq-len.ts';
 import { toInferencexRaw } from '../metrics/inferencex.ts';
 import { POINT_LIMITS, type PointResult } from '../schema/point-result.ts';
-import { buildFixedSeqLenPrompts } from '../workload/fixed-seq-len.ts';
+import { prepareWorkload } from '../workload/prepare.ts';
 import { seededRandom } from '../workload/random.ts';
 import { loadTokenizer } from '../workload/tokenizers.ts';
 import { writeFileAtomic, writeLinesAtomic } from './atomic-write.ts';
@@ -192,27 +192,6 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
   hooks.log(
     `building ${numPrompts} prompts (ISL ${o.isl}, OSL ${o.osl}, ratio ${o.randomRangeRatio}) with tokenizer ${tokenizer.name}`,
   );
-  const prompts = await buildFixedSeqLenPrompts({
-    tokenizer,
-    isl: o.isl,
-    osl: o.osl,
-    randomRangeRatio: o.randomRangeRatio,
-    numPrompts,
-    seed: o.seed,
-    chatTemplate,
-    onProgress: (done, total) => {
-      if (signal.aborted) throw new BenchInterrupted('interrupted while building prompts; nothing was sent');
-      hooks.onPromptProgress?.(done, total);
-    },
-  });
-  const payload = { endpoint: o.endpoint, model: o.model, ignoreEos: o.ignoreEos };
-  const requests: LoadRequest[] = prompts.map((p) => ({
-    body: buildPayload(payload, p.text, p.outputTokens),
-    maxTokens: p.outputTokens,
-    targetInputTokens: p.targetInputTokens,
-    clientInputTokens: p.inputTokens,
-  }));
-  if (signal.aborted) throw new BenchInterrupted('interrupted before the run started; nothing was sent');
   // --request-rate is in simulated time against a simulated engine: on its clock with lockstep, else
   // scaled to the wall clock.
   const offsets =
@@ -221,6 +200,29 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
       : arrivalOffsetsMs(numPrompts, o.requestRate, o.burstiness, seededRandom(o.seed, 'arrivals').float);
   if (offsets && !engineClock && probe.timeScale !== null)
     for (let i = 0; i < offsets.length; i++) offsets[i] = (offsets[i] as number) / probe.timeScale;
+  const phases = await prepareWorkload(
+    {
+      kind: 'fixed-seq-len',
+      isl: o.isl,
+      osl: o.osl,
+      randomRangeRatio: o.randomRangeRatio,
+      numPrompts,
+      warmup,
+      seed: o.seed,
+      chatTemplate,
+    },
+    {
+      tokenizer,
+      payload: { endpoint: o.endpoint, model: o.model, ignoreEos: o.ignoreEos },
+      arrivalOffsetsMs: offsets,
+      onProgress: (done, total) => {
+        if (signal.aborted)
+          throw new BenchInterrupted('interrupted while building prompts; nothing was sent');
+        hooks.onPromptProgress?.(done, total);
+      },
+    },
+  );
+  if (signal.aborted) throw new BenchInterrupted('interrupted before the run started; nothing was sent');
   let clockBefore: ClockReading | null = null;
   let clockAfter: ClockReading | null = null;
 
@@ -236,11 +238,9 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
       timeoutMs: o.timeoutS * 1000,
       apiKey: o.apiKey,
     },
-    requests,
-    warmup,
+    phases,
     concurrency: o.concurrency,
     workers,
-    arrivalOffsetsMs: offsets,
     lockstep: engineClock,
     signal,
     onProgress: hooks.onLoadProgress,
