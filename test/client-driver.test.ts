@@ -222,6 +222,20 @@ describe('client: the workload driver seam', () => {
     expect(res.texts.every((t) => /^reply-\d+$/.test(t))).toBe(true);
   });
 
+  it('refuses lockstep with the simulated engine for a workload whose requests wait on others', async () => {
+    const server = await serve(0);
+    const run = runLoad({
+      transport: transportFor(server.url),
+      phases: { warmup: null, benchmark: conversationSpec(payload, sessions(1, 2), null) },
+      concurrency: 2,
+      workers: 1,
+      lockstep: true,
+      signal: new AbortController().signal,
+    });
+    await expect(run).rejects.toThrow(/lockstep .* independent requests/);
+    expect(server.seen).toHaveLength(0);
+  });
+
   it('in worker threads: a session stays on one thread, the concurrency holds across threads', async () => {
     const server = await serve(15);
     const res = await runLoad({

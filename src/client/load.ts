@@ -84,8 +84,12 @@ async function phase(
   const sink = new PhaseSink(name, total ?? 0, opts.onProgress);
   let lockstep: PhaseLockstep | null = null;
   if (opts.lockstep) {
-    // The engine waits for every request it is owed, so it must know how many.
-    if (total === null) throw new Error(`lockstep needs a workload that knows its requests (${spec.kind})`);
+    // The engine holds its clock while it is owed a request: it must know how many, and a freed lane
+    // must send at once (a turn waiting on another would stop the engine's clock for good).
+    if (total === null || !spec.independent)
+      throw new Error(
+        `lockstep with the simulated engine needs a workload of independent requests, known in advance (not ${spec.kind})`,
+      );
     lockstep = { phase: `${runTag}-${name}`, conc: Math.min(opts.concurrency, total), total };
   }
   if ('workers' in via)

@@ -27,6 +27,7 @@ export interface ConversationSession {
 export interface ConversationSpec extends DriverSpecBase {
   kind: 'conversations';
   total: number;
+  independent: false;
   payload: PayloadOptions;
   sessions: ConversationSession[];
   /** Header that carries the session id (e.g. for a router's affinity); null to send none. */
@@ -39,7 +40,7 @@ export function conversationSpec(
   sessionHeader: string | null,
 ): ConversationSpec {
   const total = sessions.reduce((n, s) => n + s.turns.length, 0);
-  return { kind: 'conversations', total, payload, sessions, sessionHeader };
+  return { kind: 'conversations', total, independent: false, payload, sessions, sessionHeader };
 }
 
 interface SessionState {

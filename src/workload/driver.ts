@@ -69,4 +69,9 @@ export interface DriverSpecBase {
   kind: string;
   /** Requests in the phase when known in advance (lockstep and progress need it); null when not. */
   total: number | null;
+  /**
+   * No request waits on another, so a freed lane always sends at once. Lockstep with the simulated
+   * engine needs it: the engine holds its clock while the client owes it a request.
+   */
+  independent: boolean;
 }

@@ -31,6 +31,7 @@ export interface SharedRequests {
 export interface FixedSeqLenSpec extends DriverSpecBase {
   kind: 'fixed-seq-len';
   total: number;
+  independent: true;
   /** A list in this thread; shared memory across threads (see shareFixedSeqLen). */
   requests: readonly FixedRequest[] | SharedRequests;
   /** Every request sends request 0 (warmup). */
@@ -48,6 +49,7 @@ export function fixedSeqLenPhases(
   const spec = (total: number, repeatFirst: boolean, offsets: Float64Array | null): FixedSeqLenSpec => ({
     kind: 'fixed-seq-len',
     total,
+    independent: true,
     // Warmup needs request 0 only: sharing it with worker threads then copies one body, not all.
     requests: repeatFirst ? requests.slice(0, 1) : requests,
     repeatFirst,

@@ -1,6 +1,6 @@
 /**
- * What the client needs from a workload, independent of how prompts are made. The transport sends
- * `RequestSpec`s and knows nothing of tokenizers, turns or sessions.
+ * The workload's own shapes: tokenizers and fixed-seq-len prompts. What the client runs is a driver
+ * (driver.ts): it sends the driver's requests and knows nothing of tokenizers, turns or sessions.
  */
 
 /** A tokenizer as the workload and the client's output counting use it (no special tokens added). */
