@@ -143,7 +143,9 @@ export function assertFixedSeqLen<T extends { kind: WorkloadKind }>(
   w: T,
 ): asserts w is OfKind<T, 'fixed-seq-len'> {
   if (w.kind !== 'fixed-seq-len')
-    throw new WorkloadKindError(`a ${w.kind} point reached code that handles fixed-seq-len points only`);
+    throw new WorkloadKindError(
+      `a point of kind ${w.kind} reached code that handles fixed-seq-len points only`,
+    );
 }
 
 /**
