@@ -5,6 +5,7 @@ import { InferencexRawResultSchema } from '../src/schema/inferencex-result.ts';
 import { type PointResult, PointResultSchema } from '../src/schema/point-result.ts';
 import { type RequestRecord, RequestRecordSchema } from '../src/schema/request-record.ts';
 import type { ScriptedScriptInput } from '../src/schema/scripted-script.ts';
+import { assertFixedSeqLen } from '../src/schema/workload.ts';
 import { withServer } from './client-helpers.ts';
 import { REPO_ROOT, runCli, tmpDir } from './helpers.ts';
 
@@ -205,8 +206,10 @@ describe('infx bench', () => {
       ...counts(2, 4, 1),
     ]);
     expect(run.code).toBe(0);
-    expect(run.result!.workload.tokenizer).toMatchObject({ kind: 'huggingface' });
-    expect(run.result!.workload.chatTemplate).toBe(true);
+    const workload = run.result!.workload;
+    assertFixedSeqLen(workload);
+    expect(workload.tokenizer).toMatchObject({ kind: 'huggingface' });
+    expect(workload.chatTemplate).toBe(true);
     expect(run.result!.target.endpoint).toBe('chat');
   });
 

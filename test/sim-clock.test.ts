@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arrivalOffsetsMs } from '../src/client/arrivals.ts';
 import { type PointResult, PointResultSchema } from '../src/schema/point-result.ts';
 import { type RequestRecord, RequestRecordSchema } from '../src/schema/request-record.ts';
+import { assertFixedSeqLen } from '../src/schema/workload.ts';
 import { predictPoint } from '../src/sim/engine/predict.ts';
 import { seededRandom } from '../src/workload/random.ts';
 import { type ServerProcess, spawnServer } from './client-helpers.ts';
@@ -74,6 +75,7 @@ const figures = (r: PointResult) => ({
 
 /** The same requests, lengths and order through the engine in virtual time: what the point should give. */
 function replay(r: PointResult, records: RequestRecord[]) {
+  assertFixedSeqLen(r.workload);
   const requests = records
     .filter((q) => q.phase === 'benchmark' && q.ok)
     .sort((a, b) => a.index - b.index)

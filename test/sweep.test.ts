@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PointResultSchema } from '../src/schema/point-result.ts';
 import { PointAttemptSchema, PointStatusSchema, RunManifestSchema } from '../src/schema/run-dir.ts';
+import { assertFixedSeqLen } from '../src/schema/workload.ts';
 import { REPO_ROOT, tmpDir } from './helpers.ts';
 import {
   eventually,
@@ -67,6 +68,7 @@ describe('infx sweep (local executor, simulated engine)', () => {
       expect(result.load.concurrency).toBe(p.conc);
       expect(result.workload).toMatchObject({ isl: 1024, osl: 1024 });
       const lines = readFileSync(join(dir, 'requests.jsonl'), 'utf8').trim().split('\n');
+      assertFixedSeqLen(p.bench);
       expect(lines).toHaveLength(p.bench.numPrompts + p.bench.warmup);
       expect(readFileSync(join(dir, 'server.log'), 'utf8')).toContain('listening on');
     }

@@ -1,34 +1,15 @@
-import { POINT_RESULT_SCHEMA_VERSION, type PointResult } from '../schema/point-result.ts';
+import { POINT_RESULT_SCHEMA_VERSION, type PointResult, type PointResultOf } from '../schema/point-result.ts';
 import type { ErrorCategory, RequestRecord } from '../schema/request-record.ts';
-import { engineTimed, engineView, type FiguresClock, scaledView } from './clock-view.ts';
-import { assessEngine, type EngineFacts } from './engine-gate.ts';
+import type { FixedSeqLenWorkload } from '../schema/workload.ts';
+import { engineTimed, engineView, scaledView } from './clock-view.ts';
+import { assessEngine } from './engine-gate.ts';
 import { type Gpus, interactivityOf, latencyOf, throughputOf } from './measure.ts';
+import type { PointInput } from './point-input.ts';
 import { benchmarkRecords, endOf, outcomeOf, type TokenSource, tokensOf } from './records.ts';
 import { steadyStateMetrics, steadyStateWindow, type WindowMetrics } from './steady-state.ts';
 
-/** The parts of a PointResult that are facts about the run, not computed from its records. */
-export type PointMeta = Pick<
-  PointResult,
-  'tool' | 'createdAt' | 'seed' | 'target' | 'workload' | 'load' | 'gpus' | 'client'
->;
-
-export interface AggregateInput extends PointMeta {
-  /**
-   * Every record of the point, warmup and benchmark, in any order, with the client's wall-clock times
-   * (ms from the clock origin) and, against a simulated engine, its own stamps.
-   */
-  records: readonly RequestRecord[];
-  /** The engine behind the point, and how it kept to its schedule. */
-  engine: EngineFacts;
-  /** Which clock the figures are on (see clock-view.ts chooseClock). */
-  clock: FiguresClock;
-  /** Notes on the engine to carry into the result (e.g. why the engine clock was not used). */
-  engineNotes?: readonly string[];
-  /** Wall-clock time (Unix ms) at the records' monotonic clock origin. */
-  clockOriginUnixMs: number;
-  /** Largest failure rate that still passes the gate (the reference uses 0.05). */
-  maxFailureRate: number;
-}
+/** The input of the fixed-seq-len aggregator. */
+export type AggregateInput = PointInput<FixedSeqLenWorkload>;
 
 /** Messages kept per error category in `errors.samples`. */
 export const ERROR_SAMPLES_PER_CATEGORY = 3;
@@ -115,7 +96,7 @@ function combinedSource(sources: ReadonlySet<TokenSource>): PointResult['tokens'
  * ones too) and failed excludes cancellations; it is 0 when nothing was scheduled (the gate fails that
  * point on its own).
  */
-export function aggregatePoint(input: AggregateInput): PointResult {
+export function aggregatePoint(input: AggregateInput): PointResultOf<'fixed-seq-len'> {
   // The figures' view of the records: the engine's stamps, or wall times (× the time scale of a
   // simulated engine measured on the wall clock, so they read as simulated time).
   const scale = input.engine.timeScale ?? 1;

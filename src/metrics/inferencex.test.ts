@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { UNMEASURED_CLIENT } from '../../test/support/metrics.ts';
 import {
   INFERENCEX_LATENCY_KEYS,
   type InferencexRawResult,
   InferencexRawResultSchema,
 } from '../schema/inferencex-result.ts';
-import type { PointResult } from '../schema/point-result.ts';
+import type { PointResultOf } from '../schema/point-result.ts';
 import type { RequestRecord } from '../schema/request-record.ts';
 import { aggregatePoint } from './fixed-seq-len.ts';
 import {
@@ -15,7 +16,6 @@ import {
   toInferencexAggregateRow,
   toInferencexRaw,
 } from './inferencex.ts';
-import { UNMEASURED_CLIENT } from './test-support.ts';
 
 const BASE_ENV: InferencexAggregateEnv = {
   hw: 'h100',
@@ -202,7 +202,7 @@ function rec(over: Partial<RequestRecord> & { out?: number | null }): RequestRec
   };
 }
 
-function point(records: RequestRecord[]): PointResult {
+function point(records: RequestRecord[]): PointResultOf<'fixed-seq-len'> {
   return aggregatePoint({
     records,
     tool: { name: 'infx', version: '0.1.0' },

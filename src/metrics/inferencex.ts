@@ -1,5 +1,5 @@
 import { INFERENCEX_LATENCY_METRICS, type InferencexRawResult } from '../schema/inferencex-result.ts';
-import type { PointResult, Stats } from '../schema/point-result.ts';
+import type { PointResultOf, Stats } from '../schema/point-result.ts';
 import type { RequestRecord } from '../schema/request-record.ts';
 import { ENV_VAR, type InferencexAggregateEnv, InferencexAggregateError } from './inferencex-env.ts';
 import { benchmarkRecords, outcomeOf, tokensOf } from './records.ts';
@@ -55,7 +55,7 @@ const LATENCY_OF = { ttft: 'ttftMs', tpot: 'tpotMs', itl: 'itlMs', e2el: 'e2elMs
  * successes equals total_input_tokens; cancelled requests, like failures, have output length 0.
  */
 export function toInferencexRaw(
-  result: PointResult,
+  result: PointResultOf<'fixed-seq-len'>,
   records: readonly RequestRecord[],
   meta: InferencexRawMeta,
 ): InferencexRawResult {

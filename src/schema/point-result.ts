@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { CONFIG_BOUNDS } from './master-config.ts';
 import { ErrorCategorySchema } from './request-record.ts';
+import { type OfKind, type Workload, type WorkloadKind, WorkloadSchema } from './workload.ts';
 
 /**
  * `result.json`: every metric of one benchmark point (client-metrics-spec §4.2–4.3), produced by the
@@ -173,21 +174,8 @@ export const PointResultSchema = z.strictObject({
     endpoint: z.enum(['chat', 'completions']),
   }),
   engine: EngineInfoSchema,
-  workload: z.strictObject({
-    kind: z.literal('fixed-seq-len'),
-    isl: z.int().positive(),
-    osl: z.int().positive(),
-    randomRangeRatio: z.number().min(0).max(1),
-    numPrompts: z.int().positive(),
-    warmup: z.int().nonnegative(),
-    ignoreEos: z.boolean(),
-    tokenizer: z.strictObject({
-      kind: z.enum(['builtin', 'huggingface']),
-      name: z.string(),
-      path: z.string().nullable(),
-    }),
-    chatTemplate: z.boolean(),
-  }),
+  /** What the point ran, by kind (schema/workload.ts). */
+  workload: WorkloadSchema,
   load: z.strictObject({
     concurrency: z.int().positive(),
     requestRate: z.union([z.number().positive(), z.literal('inf')]),
@@ -274,3 +262,7 @@ export const PointResultSchema = z.strictObject({
   valid: z.boolean(),
 });
 export type PointResult = z.infer<typeof PointResultSchema>;
+/** A result of a workload of kind K: what that kind's aggregator returns. */
+export type PointResultOf<K extends WorkloadKind> = Omit<PointResult, 'workload'> & {
+  workload: OfKind<Workload, K>;
+};

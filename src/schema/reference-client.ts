@@ -1,7 +1,8 @@
-import type { PointBench } from './run-dir.ts';
+import type { FixedSeqLenBench } from './workload.ts';
 
 /** What the client does at every point; null counts follow the reference (10 × and 2 × concurrency). */
-export interface BenchDefaults extends Omit<PointBench, 'isl' | 'osl' | 'numPrompts' | 'warmup'> {
+export interface BenchDefaults
+  extends Omit<FixedSeqLenBench, 'kind' | 'isl' | 'osl' | 'numPrompts' | 'warmup'> {
   numPrompts: number | null;
   warmup: number | null;
 }

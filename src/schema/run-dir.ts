@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { CONTAINER_RUNTIMES, ENGINE_KINDS, EngineLaunchSchema } from './engine-launch.ts';
 import { MatrixRowSchema } from './matrix-row.ts';
+import { WorkloadBenchSchema } from './workload.ts';
 
 /**
  * The run directory a sweep writes and ingest reads (DESIGN.md "Run directory"):
@@ -62,22 +63,11 @@ export const PointIdSchema = z.string().regex(POINT_ID_PATTERN, {
 });
 const attemptNumber = z.int().positive().max(MAX_ATTEMPT);
 
-/** What the client does at a point: the fixed-seq-len benchmark of `infx bench`. */
-export const PointBenchSchema = z.strictObject({
-  isl: z.int().positive(),
-  osl: z.int().positive(),
-  randomRangeRatio: z.number().min(0).max(1),
-  numPrompts: z.int().positive(),
-  warmup: z.int().nonnegative(),
-  endpoint: z.enum(['chat', 'completions']),
-  tokenizer: z
-    .string()
-    .nullable()
-    .describe('Hugging Face tokenizer directory; null: the built-in o200k_base'),
-  seed: z.int(),
-  maxFailureRate: z.number().min(0).max(1),
-  requestTimeoutS: z.number().positive(),
-});
+/**
+ * What the client does at a point: its workload, tagged by kind (schema/workload.ts). A bench without `kind`
+ * (run directories written before kinds) reads as fixed-seq-len.
+ */
+export const PointBenchSchema = WorkloadBenchSchema;
 
 /** A fault the simulated engine injects, for testing a pipeline's failure handling. */
 export const SimFaultSchema = z.strictObject({

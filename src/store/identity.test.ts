@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { fixedRow, rowWorker } from '../../test/rows.ts';
+import { agenticRow, fixedRow, multiAgenticRow, rowWorker } from '../../test/rows.ts';
 import type { MultiNodeFixedRow, SingleNodeFixedRow } from '../schema/matrix-row.ts';
-import { configIdentity, configKey, deploymentKey, hardwareKey, keyEngine } from './identity.ts';
+import { type PointBench, PointBenchSchema } from '../schema/run-dir.ts';
+import {
+  type AgenticRow,
+  agenticConfigKey,
+  agenticIdentity,
+  configIdentity,
+  configKey,
+  deploymentKey,
+  hardwareKey,
+  keyEngine,
+  pointConfigKey,
+  pointIdentity,
+} from './identity.ts';
 
 describe('hardwareKey', () => {
   it('strips cluster:, the node index and site or purpose suffixes (dashboard-spec §3.3)', () => {
@@ -72,5 +84,104 @@ describe('configIdentity and configKey', () => {
     expect(configKey(other, 'real')).not.toBe(configKey(id, 'real'));
     // Stable: the same row always gives the same key, whatever the runner's node index.
     expect(configKey(configIdentity({ ...row, runner: 'gb200-nv_7' }), 'real')).toBe(configKey(id, 'real'));
+  });
+});
+
+describe('agenticIdentity (client-metrics §7.6: agentic_traces, no isl/osl, conc = users)', () => {
+  const pool = { tp: 8, ep: 1, dpAttn: false, pp: 1, dcp: 1, pcp: 1, workers: 0, gpus: 8 };
+
+  it('single-node: the deployment, no lengths, and the KV offload', () => {
+    const id = agenticIdentity(agenticRow(8, 16) as AgenticRow);
+    expect(id).toEqual({
+      model: 'x',
+      hardware: 'b300',
+      framework: 'sglang',
+      precision: 'fp8',
+      specDecoding: 'none',
+      disagg: false,
+      multiNode: false,
+      prefill: pool,
+      decode: pool,
+      benchmarkType: 'agentic_traces',
+      isl: null,
+      osl: null,
+      offload: { mode: 'none', backend: null },
+    });
+    expect(agenticConfigKey(id, 'real')).toBe(
+      'x|b300|sglang|fp8|none|agg|sn|tp8-ep1-dpa0-pp1-dcp1-pcp1-w0-g8|tp8-ep1-dpa0-pp1-dcp1-pcp1-w0-g8|agentic_traces|kvnone',
+    );
+    expect(keyEngine(agenticConfigKey(id, 'simulated'))).toBe('simulated');
+  });
+
+  it('tells offload settings apart; the backend counts only when something is offloaded', () => {
+    const dram = (backend: unknown) =>
+      agenticIdentity(
+        agenticRow(8, 16, {
+          'kv-offloading': 'dram',
+          'total-cpu-dram-gb': 512,
+          'kv-offload-backend': backend,
+        }) as AgenticRow,
+      );
+    const hicache = dram({ name: 'hicache', version: '1.2' });
+    expect(hicache.offload).toEqual({ mode: 'dram', backend: { name: 'hicache', version: '1.2' } });
+    expect(agenticConfigKey(hicache, 'real')).toMatch(/\|agentic_traces\|kvdram-hicache@1\.2$/);
+    expect(agenticConfigKey(dram({ name: 'lmcache' }), 'real')).toMatch(/\|kvdram-lmcache$/);
+    const none = agenticIdentity(
+      agenticRow(8, 16, { 'kv-offload-backend': { name: 'hicache' } }) as AgenticRow,
+    );
+    expect(none.offload).toEqual({ mode: 'none', backend: null });
+  });
+
+  it('multi-node: the worker pools, as a fixed multi-node key without lengths', () => {
+    const id = agenticIdentity(multiAgenticRow(32) as AgenticRow);
+    expect(id).toMatchObject({ hardware: 'gb200', disagg: true, multiNode: true, isl: null, osl: null });
+    expect(id.prefill).toMatchObject({ tp: 4, workers: 1, gpus: 4 });
+  });
+});
+
+describe('pointIdentity chooses by kind', () => {
+  const fixedBench = PointBenchSchema.parse({
+    isl: 8192,
+    osl: 1024,
+    randomRangeRatio: 0.8,
+    numPrompts: 40,
+    warmup: 8,
+    endpoint: 'completions',
+    tokenizer: null,
+    seed: 0,
+    maxFailureRate: 0.05,
+    requestTimeoutS: 21600,
+  });
+  const agenticBench: PointBench = {
+    kind: 'agentic-coding',
+    traces: { name: 'cc-traces', files: [{ path: 'traces.jsonl', sha256: 'a'.repeat(64) }] },
+    durationS: 3600,
+    warmup: { startMinRatio: 0.25, startMaxRatio: 0.75, requestsPerLane: 10, graceS: 1800 },
+    maxContextTokens: null,
+    fast: false,
+    endpoint: 'chat',
+    tokenizer: null,
+    seed: 42,
+    maxFailureRate: 0.1,
+    requestTimeoutS: 14400,
+  };
+
+  it('fixed-seq-len: the curve of configIdentity, at the point concurrency (today’s key)', () => {
+    const row = fixedRow();
+    const id = pointIdentity({ row, bench: fixedBench, conc: 4 });
+    expect(id).toEqual({ kind: 'fixed-seq-len', config: configIdentity(row as SingleNodeFixedRow), conc: 4 });
+    expect(pointConfigKey(id!, 'real')).toBe(configKey(configIdentity(row as SingleNodeFixedRow), 'real'));
+  });
+
+  it('agentic-coding: the agentic identity, with the users as conc', () => {
+    const row = agenticRow(8, 16);
+    const id = pointIdentity({ row, bench: agenticBench, conc: 16 });
+    expect(id).toEqual({ kind: 'agentic-coding', config: agenticIdentity(row as AgenticRow), conc: 16 });
+    expect(pointConfigKey(id!, 'real')).toBe(agenticConfigKey(agenticIdentity(row as AgenticRow), 'real'));
+  });
+
+  it('names no curve when the row and the bench are of different kinds', () => {
+    expect(pointIdentity({ row: agenticRow(8, 16), bench: fixedBench, conc: 16 })).toBeNull();
+    expect(pointIdentity({ row: fixedRow(), bench: agenticBench, conc: 4 })).toBeNull();
   });
 });

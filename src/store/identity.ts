@@ -1,13 +1,25 @@
 import { accelerator, RUNNER_SUFFIXES } from '../catalog/index.ts';
 import type { ConfigIdentity, EngineKind, Pool } from '../schema/curve.ts';
-import type { MatrixRow, MultiNodeFixedRow, RowWorker, SingleNodeFixedRow } from '../schema/matrix-row.ts';
+import type { KvOffloadBackend } from '../schema/master-config.ts';
+import type {
+  MatrixRow,
+  MultiNodeAgenticRow,
+  MultiNodeFixedRow,
+  RowWorker,
+  SingleNodeAgenticRow,
+  SingleNodeFixedRow,
+} from '../schema/matrix-row.ts';
+import type { PointSpec } from '../schema/run-dir.ts';
+import { rowWorkloadKind, type WorkloadKind } from '../schema/workload.ts';
 
 /**
- * The identity of a curve from a matrix row (one serving deployment on one fixed-seq-len workload), and its
- * canonical key. Shared by store (ingest) and analysis (run-directory source): one mapping, one key.
+ * The identity of a point and of its curve from a matrix row (one serving deployment on one workload), and
+ * their canonical keys, by the workload's kind. Shared by store (ingest) and analysis (run-directory
+ * source): one mapping, one key.
  */
 
 export type FixedRow = SingleNodeFixedRow | MultiNodeFixedRow;
+export type AgenticRow = SingleNodeAgenticRow | MultiNodeAgenticRow;
 
 /** Fixed-seq-len rows have isl/osl; agentic rows have none and no curve identity. */
 export const isFixedRow = (row: MatrixRow): row is FixedRow => 'isl' in row && 'osl' in row;
@@ -66,16 +78,14 @@ function workerPool(w: RowWorker): Pool {
   };
 }
 
-/** The identity of a fixed-seq-len row. Single-node: both pools describe the one server, with workers 0. */
-export function configIdentity(row: FixedRow): ConfigIdentity {
+/** The serving deployment of a row, whatever its workload. Single-node: both pools describe the one server. */
+function deployment(row: MatrixRow) {
   const common = {
     model: row['model-prefix'],
     hardware: hardwareKey(row.runner),
     framework: row.framework,
     precision: row.precision,
     specDecoding: row['spec-decoding'],
-    isl: row.isl,
-    osl: row.osl,
   };
   if ('prefill' in row) {
     return {
@@ -99,8 +109,25 @@ export function configIdentity(row: FixedRow): ConfigIdentity {
   return { ...common, disagg: false, multiNode: false, prefill: pool, decode: { ...pool } };
 }
 
+/** The identity of a fixed-seq-len row. Single-node: both pools describe the one server, with workers 0. */
+export function configIdentity(row: FixedRow): ConfigIdentity {
+  return { ...deployment(row), isl: row.isl, osl: row.osl };
+}
+
 const poolKey = (p: Pool) =>
   `tp${p.tp}-ep${p.ep}-dpa${p.dpAttn ? 1 : 0}-pp${p.pp}-dcp${p.dcp}-pcp${p.pcp}-w${p.workers}-g${p.gpus}`;
+
+const deploymentFields = (id: Omit<ConfigIdentity, 'isl' | 'osl'>) => [
+  id.model,
+  id.hardware,
+  id.framework,
+  id.precision,
+  id.specDecoding,
+  id.disagg ? 'disagg' : 'agg',
+  id.multiNode ? 'mn' : 'sn',
+  poolKey(id.prefill),
+  poolKey(id.decode),
+];
 
 /**
  * Ends the config key of a simulated result: simulated and real results of one deployment are two curves,
@@ -117,19 +144,7 @@ export const SIMULATED_KEY_SUFFIX = '|sim';
  * migration of stored keys (0002_engine added the suffix).
  */
 export function configKey(id: ConfigIdentity, engine: EngineKind): string {
-  const key = [
-    id.model,
-    id.hardware,
-    id.framework,
-    id.precision,
-    id.specDecoding,
-    id.disagg ? 'disagg' : 'agg',
-    id.multiNode ? 'mn' : 'sn',
-    poolKey(id.prefill),
-    poolKey(id.decode),
-    id.isl,
-    id.osl,
-  ].join('|');
+  const key = [...deploymentFields(id), id.isl, id.osl].join('|');
   return engine === 'simulated' ? key + SIMULATED_KEY_SUFFIX : key;
 }
 
@@ -140,3 +155,67 @@ export const keyEngine = (key: string): EngineKind =>
 /** The key of the deployment whatever served it: the same for its simulated and its real curve. */
 export const deploymentKey = (key: string): string =>
   key.endsWith(SIMULATED_KEY_SUFFIX) ? key.slice(0, -SIMULATED_KEY_SUFFIX.length) : key;
+
+/**
+ * The identity of an agentic-coding curve, as the reference stores one (client-metrics §7.6, dashboard-spec
+ * §4.14, changelog-pr-spec's agentic key): benchmark type `agentic_traces`, no input or output length (a
+ * replay has none), the deployment, and its KV offload, which is part of what was measured (a DRAM tier
+ * holds more sessions' prefixes).
+ */
+export interface AgenticIdentity extends Omit<ConfigIdentity, 'isl' | 'osl'> {
+  benchmarkType: 'agentic_traces';
+  isl: null;
+  osl: null;
+  offload: { mode: 'none' | 'dram'; backend: KvOffloadBackend | null };
+}
+
+export const isAgenticRow = (row: MatrixRow): row is AgenticRow => rowWorkloadKind(row) === 'agentic-coding';
+
+export function agenticIdentity(row: AgenticRow): AgenticIdentity {
+  const mode = row['kv-offloading'];
+  return {
+    ...deployment(row),
+    benchmarkType: 'agentic_traces',
+    isl: null,
+    osl: null,
+    // The backend counts only when something is offloaded, as in the reference's key.
+    offload: { mode, backend: mode === 'none' ? null : (row['kv-offload-backend'] ?? null) },
+  };
+}
+
+/**
+ * The canonical key of an agentic identity: the fixed key's deployment fields, then `agentic_traces` where
+ * a fixed key has its lengths (so the two never meet), then the offload (`kvnone`, `kvdram-hicache@1.2`),
+ * and `|sim` for a simulated result.
+ */
+export function agenticConfigKey(id: AgenticIdentity, engine: EngineKind): string {
+  const b = id.offload.backend;
+  const offload =
+    b === null ? `kv${id.offload.mode}` : `kv${id.offload.mode}-${b.name}${b.version ? `@${b.version}` : ''}`;
+  const key = [...deploymentFields(id), id.benchmarkType, offload].join('|');
+  return engine === 'simulated' ? key + SIMULATED_KEY_SUFFIX : key;
+}
+
+/**
+ * A planned point's identity, chosen by its workload's kind: its curve and its concurrency (for an agentic
+ * point, the users: live trajectory trees, not requests in flight). Null when the point's row and bench are
+ * of different kinds (a plan written by hand), which names no curve.
+ */
+export type PointIdentity =
+  | { kind: 'fixed-seq-len'; config: ConfigIdentity; conc: number }
+  | { kind: 'agentic-coding'; config: AgenticIdentity; conc: number };
+
+export function pointIdentity(spec: Pick<PointSpec, 'row' | 'bench' | 'conc'>): PointIdentity | null {
+  const { row, conc } = spec;
+  const kind: WorkloadKind = spec.bench.kind;
+  switch (kind) {
+    case 'fixed-seq-len':
+      return isFixedRow(row) ? { kind, config: configIdentity(row), conc } : null;
+    case 'agentic-coding':
+      return isAgenticRow(row) ? { kind, config: agenticIdentity(row), conc } : null;
+  }
+}
+
+/** The key of a point identity's curve. */
+export const pointConfigKey = (id: PointIdentity, engine: EngineKind): string =>
+  id.kind === 'fixed-seq-len' ? configKey(id.config, engine) : agenticConfigKey(id.config, engine);

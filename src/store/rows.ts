@@ -1,7 +1,9 @@
+import { notRunnable } from '../metrics/aggregate.ts';
 import type { ConfigIdentity, EngineKind } from '../schema/curve.ts';
 import type { PointPhase, PointSpec } from '../schema/run-dir.ts';
 import type { AttemptSummary, IngestPoint, InputIssue, PointOutcome } from '../schema/store.ts';
-import { configIdentity, configKey, isFixedRow } from './identity.ts';
+import { type OfKind, rowWorkloadKind } from '../schema/workload.ts';
+import { type PointIdentity, pointConfigKey, pointIdentity } from './identity.ts';
 import type { AttemptFiles, PointFiles, RunDirContents } from './run-dir-reader.ts';
 import type {
   AttemptsTable,
@@ -77,6 +79,25 @@ export function choosePoint(p: PointFiles): Choice {
  */
 export const pointEngine = (spec: PointSpec, chosen: AttemptFiles | null): EngineKind =>
   chosen?.result?.engine.kind ?? (spec.engine.kind === 'sim' ? 'simulated' : 'real');
+
+/**
+ * A planned point's identity, or why it cannot be stored: its kind cannot run (metrics/aggregate.ts says
+ * why), its row and bench disagree on the kind (it names no curve), or the tables have no columns for its
+ * kind yet (they hold the lengths of fixed-seq-len points).
+ */
+function storable(
+  spec: PointSpec,
+): { problem: string } | { identity: OfKind<PointIdentity, 'fixed-seq-len'> } {
+  const rowKind = rowWorkloadKind(spec.row);
+  const missing = notRunnable(rowKind) ?? notRunnable(spec.bench.kind);
+  if (missing) return { problem: missing.store };
+  const identity = pointIdentity(spec);
+  if (identity === null)
+    return { problem: `its row is a ${rowKind} row but its bench a ${spec.bench.kind} one; not stored` };
+  if (identity.kind !== 'fixed-seq-len')
+    return { problem: `a ${identity.kind} point: the store holds fixed-seq-len points only; not stored` };
+  return { identity };
+}
 
 const bit = (b: boolean) => (b ? 1 : 0);
 
@@ -177,22 +198,24 @@ export function runRows(c: RunDirContents): RunRows {
   const configs = new Map<string, ConfigsTable>();
   for (const p of c.points) {
     const spec = p.spec;
-    if (!isFixedRow(spec.row)) {
+    const s = storable(spec);
+    if ('problem' in s) {
       out.issues.push({
         file: `${c.runDir}/manifest.json`,
         jsonPath: null,
         pointId: spec.pointId,
         attempt: null,
-        problem: 'an agentic point: the store holds fixed-seq-len points only; not stored',
+        problem: s.problem,
       });
       continue;
     }
-    const id = configIdentity(spec.row);
+    const { identity } = s;
+    const id = identity.config;
     const choice = choosePoint(p);
     const chosen = choice.attempt;
     const engine = pointEngine(spec, chosen);
     out.engines[engine]++;
-    const key = configKey(id, engine);
+    const key = pointConfigKey(identity, engine);
     if (!configs.has(key)) configs.set(key, configRow(key, id, engine));
     out.points.push({
       run_id: runId,

@@ -15,6 +15,7 @@ import {
 } from '../schema/run-dir.ts';
 import { safeJoin } from '../schema/safe-path.ts';
 import type { InputIssue } from '../schema/store.ts';
+import { workloadMismatch } from '../schema/workload.ts';
 import { type HotColumns, hotColumns } from './hot.ts';
 import {
   impossibleValue,
@@ -282,11 +283,10 @@ function readAttempt(
   };
   const r = readJson(join(dir, RUN_FILES.result), PointResultSchema, 'point result', undefined, src);
   if (r.ok) {
-    const w = r.data.workload;
+    const w = workloadMismatch(r.data.workload, spec.bench);
     if (r.data.load.concurrency !== spec.conc)
       bad(`concurrency ${r.data.load.concurrency} is not the point's ${spec.conc}`, 'load.concurrency');
-    else if (w.isl !== spec.bench.isl || w.osl !== spec.bench.osl)
-      bad(`workload ${w.isl}/${w.osl} is not the point's ${spec.bench.isl}/${spec.bench.osl}`, 'workload');
+    else if (w) bad(w.problem, w.path);
     else {
       const impossible = impossibleValue(r.data);
       let truncated: string | null = null;

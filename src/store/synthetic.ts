@@ -12,6 +12,7 @@ import {
   RUN_DIR_SCHEMA_VERSION,
   type RunManifest,
 } from '../schema/run-dir.ts';
+import { assertFixedSeqLen } from '../schema/workload.ts';
 import { RUN_FILES } from './run-dir-reader.ts';
 
 /**
@@ -76,6 +77,7 @@ export function syntheticSpec(
     row: { ...row, conc },
     gpus: { total: row.tp * row.pp * row['pcp-size'], prefill: null, decode: null },
     bench: {
+      kind: 'fixed-seq-len',
       ...REFERENCE_BENCH,
       isl: row.isl,
       osl: row.osl,
@@ -143,6 +145,7 @@ function stats(median: number, n: number): Stats {
 
 /** A plausible result for a point: throughput falls and latency rises with concurrency. */
 export function syntheticResult(spec: PointSpec, tput = 500 + 40 * Math.sqrt(spec.conc)): PointResult {
+  assertFixedSeqLen(spec.bench);
   const n = spec.bench.numPrompts;
   const tpot = 5 + spec.conc * 0.05;
   const ttft = 40 + spec.conc * 2;

@@ -7,10 +7,11 @@ import { assessClient } from '../client/health.ts';
 import { type LoadProgress, runLoad } from '../client/load.ts';
 import { endpointPath } from '../client/payload.ts';
 import { ProbeError, probeServer } from '../client/probe.ts';
+import { aggregatorFor } from '../metrics/aggregate.ts';
 import { chooseClock } from '../metrics/clock-view.ts';
-import { aggregatePoint } from '../metrics/fixed-seq-len.ts';
 import { toInferencexRaw } from '../metrics/inferencex.ts';
 import { POINT_LIMITS, type PointResult } from '../schema/point-result.ts';
+import type { FixedSeqLenWorkload } from '../schema/workload.ts';
 import { prepareWorkload } from '../workload/prepare.ts';
 import { seededRandom } from '../workload/random.ts';
 import { loadTokenizer } from '../workload/tokenizers.ts';
@@ -264,7 +265,18 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
       r.outputTokens.client = tokenizer.encode(load.texts[i] ?? '').length;
   });
 
-  const result = aggregatePoint({
+  const workload: FixedSeqLenWorkload = {
+    kind: 'fixed-seq-len',
+    isl: o.isl,
+    osl: o.osl,
+    randomRangeRatio: o.randomRangeRatio,
+    numPrompts,
+    warmup,
+    ignoreEos: o.ignoreEos,
+    tokenizer: { kind: tokenizer.kind, name: tokenizer.name, path: tokenizer.path },
+    chatTemplate: chatTemplate !== 'none',
+  };
+  const result = aggregatorFor(workload)({
     records: load.records,
     tool: { name: 'infx', version: o.version },
     createdAt: new Date().toISOString(),
@@ -279,17 +291,7 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
     },
     clock,
     engineNotes: clockReason ? [clockReason] : [],
-    workload: {
-      kind: 'fixed-seq-len',
-      isl: o.isl,
-      osl: o.osl,
-      randomRangeRatio: o.randomRangeRatio,
-      numPrompts,
-      warmup,
-      ignoreEos: o.ignoreEos,
-      tokenizer: { kind: tokenizer.kind, name: tokenizer.name, path: tokenizer.path },
-      chatTemplate: chatTemplate !== 'none',
-    },
+    workload,
     load: { concurrency: o.concurrency, requestRate: o.requestRate, burstiness: o.burstiness },
     gpus: {
       total: o.gpus ?? sumOrNull(o.prefillGpus, o.decodeGpus),

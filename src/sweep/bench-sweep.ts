@@ -9,6 +9,7 @@ import { plural } from '../schema/plural.ts';
 import { type PointResult, PointResultSchema } from '../schema/point-result.ts';
 import type { PointAttempt, PointSpec, PointStatus, RunManifest } from '../schema/run-dir.ts';
 import { RUN_DIR_SCHEMA_VERSION } from '../schema/run-dir.ts';
+import { assertFixedSeqLen } from '../schema/workload.ts';
 import { WorkloadError } from '../workload/errors.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import {
@@ -177,6 +178,7 @@ async function runAttempt(
   let fatal: string | null = null;
   let unexpected: unknown = null;
   try {
+    assertFixedSeqLen(spec.bench);
     const report = await runBench(
       {
         ...req.bench,

@@ -2,7 +2,7 @@ import { engineCause } from '../engines/log-tail.ts';
 import { shellJoin, shellQuote } from '../engines/shell.ts';
 import type { EngineLaunch } from '../schema/engine-launch.ts';
 import { plural } from '../schema/plural.ts';
-import type { PointStatus, RunManifest } from '../schema/run-dir.ts';
+import type { PointBench, PointStatus, RunManifest } from '../schema/run-dir.ts';
 import { formatDuration } from './progress.ts';
 import type { PointState } from './run-dir.ts';
 import type { SweepOutcome } from './sweep.ts';
@@ -23,6 +23,12 @@ export function failureCause(s: Pick<PointStatus, 'phase' | 'reason' | 'logTail'
   return `${s.phase ?? 'unknown phase'}: ${why}`;
 }
 
+/** What the client does at a planned point, in a few words. */
+const benchLine = (b: PointBench): string =>
+  b.kind === 'fixed-seq-len'
+    ? `ISL ${b.isl} OSL ${b.osl}, ${plural(b.numPrompts, 'prompt')} + ${b.warmup} warmup`
+    : `a ${b.durationS} s replay of ${b.traces.name}`;
+
 export function formatPlan(
   manifest: RunManifest,
   launches: ReadonlyMap<string, EngineLaunch | string>,
@@ -40,8 +46,7 @@ export function formatPlan(
     lines.push('');
     lines.push(
       `${p.index + 1}. ${p.canary ? '[canary] ' : ''}${p.pointId}`,
-      `   bucket ${p.bucket}, conc ${p.conc}, ISL ${p.bench.isl} OSL ${p.bench.osl}, ` +
-        `${plural(p.bench.numPrompts, 'prompt')} + ${p.bench.warmup} warmup, ${plural(p.gpus.total, 'GPU')}${pools}`,
+      `   bucket ${p.bucket}, conc ${p.conc}, ${benchLine(p.bench)}, ${plural(p.gpus.total, 'GPU')}${pools}`,
     );
     const launch = launches.get(p.pointId);
     if (typeof launch === 'string') lines.push(`   engine: cannot render: ${launch}`);

@@ -15,6 +15,7 @@ import { renderSim } from '../engines/sim.ts';
 import type { EngineLaunch } from '../schema/engine-launch.ts';
 import type { PointAttempt, PointPhase, PointSpec, PointStatus } from '../schema/run-dir.ts';
 import { RUN_DIR_SCHEMA_VERSION } from '../schema/run-dir.ts';
+import { assertFixedSeqLen } from '../schema/workload.ts';
 import { BenchError, BenchInterrupted, runBench } from './bench-point.ts';
 import { invalidReason, judge, type PointFailure } from './point-verdict.ts';
 import { ATTEMPT_FILES, writeJson } from './run-dir.ts';
@@ -142,6 +143,7 @@ export async function runPointAttempt(spec: PointSpec, opts: AttemptOptions): Pr
       bench.abort();
     });
     try {
+      assertFixedSeqLen(spec.bench);
       const report = await runBench(
         {
           baseUrl: launch.baseUrl,

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { notRunnable } from '../metrics/aggregate.ts';
 import { MatrixRowSchema } from '../schema/matrix-row.ts';
 import { type PointSpec, PointSpecSchema } from '../schema/run-dir.ts';
 import { type PlanPointsOptions, planPoints, SweepPlanError } from './points.ts';
@@ -19,6 +20,8 @@ export async function readPointSpec(
   }
   if (typeof json === 'object' && json !== null && 'pointId' in json) {
     const parsed = PointSpecSchema.safeParse(json);
+    const missing = parsed.success ? notRunnable(parsed.data.bench.kind) : null;
+    if (missing) throw new SweepPlanError(`--point ${path}: ${missing.plan}`);
     if (parsed.success) return parsed.data;
     const first = parsed.error.issues[0];
     throw new SweepPlanError(

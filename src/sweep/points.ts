@@ -1,5 +1,6 @@
 import { rowGpus, workerGpus } from '../matrix/gpus.ts';
 import { resultName, seqLenName } from '../matrix/naming.ts';
+import { notRunnable } from '../metrics/aggregate.ts';
 import type { MatrixRow } from '../schema/matrix-row.ts';
 import {
   type BenchDefaults,
@@ -8,6 +9,7 @@ import {
 } from '../schema/reference-client.ts';
 import type { PointEngine, PointSpec, SimFault, SkippedRow } from '../schema/run-dir.ts';
 import { pointIdProblem, RUN_DIR_SCHEMA_VERSION, runIdProblem } from '../schema/run-dir.ts';
+import { rowWorkloadKind } from '../schema/workload.ts';
 
 /**
  * Matrix rows → benchmark points: one per row and concurrency (a multi-node row carries a list), each
@@ -37,8 +39,8 @@ function bucketOf(row: MatrixRow): string {
 }
 
 function unsupported(row: MatrixRow): string | null {
-  if ('scenario-type' in row)
-    return 'agentic-coding rows need the AgentX trace replay, which infx sweep does not run yet';
+  const missing = notRunnable(rowWorkloadKind(row));
+  if (missing) return missing.plan;
   if (row['eval-only'] === true)
     return 'eval-only rows run accuracy evals, which infx sweep does not run yet';
   return null;
@@ -128,6 +130,7 @@ export function planPoints(
           decode: multi ? workerGpus(row.decode) : null,
         },
         bench: {
+          kind: 'fixed-seq-len',
           ...opts.bench,
           isl: row.isl,
           osl: row.osl,

@@ -1,4 +1,5 @@
 import type { PointSpec } from '../schema/run-dir.ts';
+import { assertFixedSeqLen } from '../schema/workload.ts';
 import {
   chooseTimeScale,
   hostSlowdown,
@@ -30,6 +31,7 @@ export function resolveSimScale(spec: Pick<PointSpec, 'row' | 'conc' | 'bench' |
   const given = spec.engine.simTimeScale;
   let choice: ScaleChoice;
   try {
+    assertFixedSeqLen(spec.bench);
     choice = chooseTimeScale(
       setupFromRow(spec.row),
       { isl: spec.bench.isl, osl: spec.bench.osl, concurrency: spec.conc },

@@ -1,4 +1,4 @@
-import type { PointResult } from '../schema/point-result.ts';
+import type { PointResult } from '../../src/schema/point-result.ts';
 
 /** Client health with nothing measured and nothing wrong: the neutral value for aggregation tests. */
 export const UNMEASURED_CLIENT: PointResult['client'] = Object.freeze({
