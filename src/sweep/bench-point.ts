@@ -11,6 +11,7 @@ import { chooseClock } from '../metrics/clock-view.ts';
 import { aggregatePoint } from '../metrics/fixed-seq-len.ts';
 import { toInferencexRaw } from '../metrics/inferencex.ts';
 import { POINT_LIMITS, type PointResult } from '../schema/point-result.ts';
+import { ATTEMPT_FILES } from '../schema/run-dir.ts';
 import { buildFixedSeqLenPrompts } from '../workload/fixed-seq-len.ts';
 import { seededRandom } from '../workload/random.ts';
 import { loadTokenizer } from '../workload/tokenizers.ts';
@@ -303,14 +304,14 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
 
   await mkdir(o.out, { recursive: true });
   const files: string[] = [];
-  const requestsPath = join(o.out, 'requests.jsonl');
+  const requestsPath = join(o.out, ATTEMPT_FILES.requests);
   await writeLinesAtomic(
     requestsPath,
     load.records.map((r) => JSON.stringify(r)),
   );
   files.push(requestsPath);
   if (o.formats.includes('inferencex')) {
-    const rawPath = join(o.out, 'inferencex.json');
+    const rawPath = join(o.out, ATTEMPT_FILES.inferencex);
     const raw = toInferencexRaw(result, load.records, {
       backend: o.endpoint === 'chat' ? 'openai-chat' : 'openai',
       modelId: o.model,
@@ -319,7 +320,7 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
     await writeFileAtomic(rawPath, `${JSON.stringify(raw, null, 2)}\n`);
     files.push(rawPath);
   }
-  const resultPath = join(o.out, 'result.json');
+  const resultPath = join(o.out, ATTEMPT_FILES.result);
   await writeFileAtomic(resultPath, `${JSON.stringify(result, null, 2)}\n`);
   files.push(resultPath);
   return { result, outDir: o.out, files };

@@ -1,7 +1,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ENGINE_GROUPS_FILE, reapGroups } from '../../engines/groups.ts';
-import type { PointSpec, PointStatus } from '../../schema/run-dir.ts';
+import { ATTEMPT_FILES, type PointSpec, type PointStatus } from '../../schema/run-dir.ts';
 import { writeJson } from '../run-dir.ts';
 import { finishedStatus } from './finish.ts';
 import { noteReaped, POINT_LOG, pointCommand } from './local.ts';
@@ -35,7 +35,7 @@ export interface SlurmExecutorOptions {
 }
 
 /** The job id of an attempt, written as soon as it is submitted, so a later sweep can find the job. */
-export const JOB_FILE = 'slurm-job.json';
+export const JOB_FILE = ATTEMPT_FILES.slurmJob;
 
 type Size = { nodes: number; gpusPerNode: number } | { components: JobComponent[] };
 
