@@ -1,6 +1,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ENGINE_GROUPS_FILE, reapGroups } from '../../engines/groups.ts';
+import { isMultiNode } from '../../schema/matrix-row.ts';
 import { ATTEMPT_FILES, type PointSpec, type PointStatus } from '../../schema/run-dir.ts';
 import { writeJson } from '../run-dir.ts';
 import { finishedStatus } from './finish.ts';
@@ -45,7 +46,7 @@ const nodesFor = (gpus: number, perNode: number) => Math.max(1, Math.ceil(gpus /
 export function jobSize(spec: PointSpec, gpusPerNode: number): Size {
   if (spec.engine.kind === 'sim') return { nodes: 1, gpusPerNode: 0 };
   const row = spec.row;
-  if ('prefill' in row && row.disagg) {
+  if (isMultiNode(row) && row.disagg) {
     const pool = (gpus: number, workers: number): JobComponent => {
       const perWorker = gpus / Math.max(1, workers);
       return {
