@@ -50,7 +50,8 @@ const fields =
 
 /**
  * A single-node fixed row's concurrency as a number. The schema also lets an input matrix give a list
- * there; such a row is read as the reference reads it (JavaScript's coercion: [32] is 32, [4, 32] NaN).
+ * there (the generator never does); such a row is read by JavaScript's coercion, as it always was here:
+ * [32] is 32, [4, 32] is NaN and never eligible.
  */
 const numericConc = (r: SingleNodeFixedRow): number => (typeof r.conc === 'number' ? r.conc : Number(r.conc));
 
@@ -88,7 +89,7 @@ export function markEvalEntries(
       ? parallelismKey
       : fields('model', 'runner', 'framework', 'precision', 'isl', 'osl', 'spec-decoding', 'dp-attn');
   for (const group of groupBy(singleFixed, fixedKey).values()) {
-    // Concurrencies as given (a list is kept as itself, as the reference keeps it), ordered numerically.
+    // The concurrencies as given (a list stays the one object, compared by identity), ordered numerically.
     const v = [...new Set(group.map((r) => r.conc))].sort((a, b) => Number(a) - Number(b));
     const targets = new Set([v[v.length - 1], v[Math.floor(v.length / 2)]]);
     for (const r of group) if (targets.has(r.conc)) r['run-eval'] = true;
