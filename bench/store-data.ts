@@ -1,7 +1,7 @@
 import { listAccelerators } from '../src/catalog/index.ts';
 import type { SingleNodeFixedRow } from '../src/schema/matrix-row.ts';
 import type { RunRows } from '../src/store/rows.ts';
-import { type SyntheticPoint, syntheticRow } from '../src/store/synthetic.ts';
+import { type SyntheticPoint, syntheticRow } from '../test/support/synthetic.ts';
 
 /**
  * The benchmark's data: 1,000 configs (5 models × 2 workloads × 10 GPUs × 2 engines × 5 topologies) at

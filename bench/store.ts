@@ -19,8 +19,8 @@ import { ingestRunDir } from '../src/store/ingest.ts';
 import { chartPoints } from '../src/store/queries.ts';
 import { runRows } from '../src/store/rows.ts';
 import { readRunDirFast } from '../src/store/run-dir-reader.ts';
-import { writeSyntheticRun } from '../src/store/synthetic.ts';
 import { writeRun } from '../src/store/write.ts';
+import { writeSyntheticRun } from '../test/support/synthetic.ts';
 import { closeRaw, rawChart, rawHandle, rawInsert } from './store-baselines.ts';
 import { asRun, benchPoints, MODELS, percentile, WORKLOADS } from './store-data.ts';
 

@@ -23,11 +23,11 @@ import { ingestRunDir } from '../src/store/ingest.ts';
 import { chartPoints } from '../src/store/queries.ts';
 import { runRows } from '../src/store/rows.ts';
 import { readRunDir } from '../src/store/run-dir-reader.ts';
-import { type SyntheticPoint, syntheticRow, writeSyntheticRun } from '../src/store/synthetic.ts';
 import { writeRun } from '../src/store/write.ts';
 import { startWebServer } from '../src/web/server.ts';
 import { findUiDir } from '../src/web/static.ts';
 import type { PageDocument } from '../test/page-dom.ts';
+import { type SyntheticPoint, syntheticRow, writeSyntheticRun } from '../test/support/synthetic.ts';
 import { asRun, benchPoints, MODELS, percentile, RUNNERS, WORKLOADS } from './store-data.ts';
 
 // In page.evaluate callbacks only: they run in Chromium.

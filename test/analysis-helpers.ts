@@ -1,7 +1,7 @@
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { syntheticRow, writeSyntheticRun } from '../src/store/synthetic.ts';
 import { tmpDir } from './helpers.ts';
+import { syntheticRow, writeSyntheticRun } from './support/synthetic.ts';
 import { FAST, infx, renameRun, smallRow, writeMatrix } from './sweep-helpers.ts';
 
 /** Real run directories for the compare and plot suites: a small sweep of the simulated engine. */

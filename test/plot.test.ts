@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inkedPixels } from '../src/analysis/png.ts';
 import { PointResultSchema } from '../src/schema/point-result.ts';
-import { syntheticRow, writeSyntheticRun } from '../src/store/synthetic.ts';
 import { HAND_SET_LABEL, handSetRun, resultFiles, smallSweep, syntheticRun } from './analysis-helpers.ts';
 import { runCli, tmpDir } from './helpers.ts';
+import { syntheticRow, writeSyntheticRun } from './support/synthetic.ts';
 
 /** `infx plot` writes an SVG and a PNG chart of a real run directory (a small simulated sweep). */
 

@@ -6,15 +6,10 @@ import { ingestChangelog } from '../src/store/changelog.ts';
 import { ingestRunDir } from '../src/store/ingest.ts';
 import { chartPoints, curvePoints, pointOutcomes, runs } from '../src/store/queries.ts';
 import { RunDirReadError, readRunDir, readRunDirFast } from '../src/store/run-dir-reader.ts';
-import {
-  type SyntheticPoint,
-  syntheticRow,
-  syntheticSpec,
-  writeSyntheticRun,
-} from '../src/store/synthetic.ts';
 import { verifyRun } from '../src/store/verify.ts';
 import { tmpDir } from './helpers.ts';
 import { BACKENDS, freshStore, requirePostgres, tableCounts } from './store-helpers.ts';
+import { type SyntheticPoint, syntheticRow, syntheticSpec, writeSyntheticRun } from './support/synthetic.ts';
 
 /** Ingest edge cases on synthetic run directories, the same suite on SQLite and PostgreSQL. */
 

@@ -8,15 +8,10 @@ import { ingestRunDir } from '../src/store/ingest.ts';
 import { chartPoints, configResults, curvePoints, pointOutcomes, runs } from '../src/store/queries.ts';
 import { runRows } from '../src/store/rows.ts';
 import { readRunDir } from '../src/store/run-dir-reader.ts';
-import {
-  type SyntheticPoint,
-  syntheticRow,
-  syntheticSpec,
-  writeSyntheticRun,
-} from '../src/store/synthetic.ts';
 import { verifyRun } from '../src/store/verify.ts';
 import { runCli, tmpDir } from './helpers.ts';
 import { BACKENDS, freshStore, requirePostgres, tableCounts } from './store-helpers.ts';
+import { type SyntheticPoint, syntheticRow, syntheticSpec, writeSyntheticRun } from './support/synthetic.ts';
 
 /**
  * What served a result, in the store: simulated and real results of one deployment are two curves (the

@@ -15,11 +15,11 @@ import {
 } from '../src/schema/web-api.ts';
 import { openStore } from '../src/store/db.ts';
 import { ingestRunDir } from '../src/store/ingest.ts';
-import { type SyntheticPoint, syntheticRow, writeSyntheticRun } from '../src/store/synthetic.ts';
 import { configId } from '../src/web/config-id.ts';
 import { startWebServer, type WebServer } from '../src/web/server.ts';
 import { runCli, tmpDir } from './helpers.ts';
 import { BACKENDS, freshStore, requirePostgres } from './store-helpers.ts';
+import { type SyntheticPoint, syntheticRow, writeSyntheticRun } from './support/synthetic.ts';
 import { spawnInfx } from './sweep-helpers.ts';
 
 /**

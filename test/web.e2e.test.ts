@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CurvePoint } from '../src/schema/curve.ts';
 import { openStore } from '../src/store/db.ts';
 import { ingestRunDir } from '../src/store/ingest.ts';
-import { syntheticRow, writeSyntheticRun } from '../src/store/synthetic.ts';
 import { startWebServer, type WebServer } from '../src/web/server.ts';
 import { REPO_ROOT, tmpDir } from './helpers.ts';
 import type { PageDocument } from './page-dom.ts';
+import { syntheticRow, writeSyntheticRun } from './support/synthetic.ts';
 import { buildUi, FAILED_POINT, webData } from './web-helpers.ts';
 
 // In page.evaluate callbacks only: they run in Chromium.

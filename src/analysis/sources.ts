@@ -1,7 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import type { CurvePoint } from '../schema/curve.ts';
+import { isFixed } from '../schema/matrix-row.ts';
 import { curveMetrics } from '../store/hot.ts';
-import { configIdentity, configKey, isFixedRow } from '../store/identity.ts';
+import { configIdentity, configKey } from '../store/identity.ts';
 import { choosePoint } from '../store/rows.ts';
 import { RunDirReadError, readRunDir } from '../store/run-dir-reader.ts';
 import { SourceError } from './source-error.ts';
@@ -33,7 +34,7 @@ export function loadRunDir(dir: string): RunCurves {
   const skipped: SkippedPoint[] = [];
   for (const p of contents.points) {
     const { row, pointId } = p.spec;
-    if (!isFixedRow(row)) {
+    if (!isFixed(row)) {
       skipped.push({ pointId, reason: 'not a fixed-seq-len point (no curve)' });
       continue;
     }

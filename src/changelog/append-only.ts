@@ -1,6 +1,5 @@
 import { recipeKey as curveKey } from '../matrix/recipe.ts';
-import { isAgentic, type Row } from '../matrix/row-facts.ts';
-import type { MatrixRow } from '../schema/matrix-row.ts';
+import { isAgentic, isFixed, isMultiNode, type MatrixRow, rowFields } from '../schema/matrix-row.ts';
 import { ChangelogError } from './errors.ts';
 
 /**
@@ -10,19 +9,28 @@ import { ChangelogError } from './errors.ts';
  */
 
 /** A row's concurrencies, refusing anything but an int or a non-empty list of ints. */
-function concsOf(r: Row): number[] {
-  const c = r.conc;
+function concsOf(r: MatrixRow): number[] {
+  const c: unknown = r.conc;
   const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
   if (isInt(c)) return [c];
   if (Array.isArray(c) && c.length > 0 && c.every(isInt)) return c;
   throw new ChangelogError(`append-only matrix entry has invalid concurrency value: ${JSON.stringify(c)}`);
 }
 
-const hardware = (w: unknown) => (typeof w === 'object' && w !== null ? ((w as Row).hardware ?? null) : null);
+const hardware = (w: unknown) =>
+  typeof w === 'object' && w !== null && 'hardware' in w ? (w.hardware ?? null) : null;
+
+/** The row with only the new concurrencies, where it holds a list (a row of one concurrency is kept whole). */
+function withConcs(r: MatrixRow, fresh: number[]): MatrixRow {
+  if (isMultiNode(r)) return { ...r, conc: fresh };
+  return isFixed(r) && Array.isArray(r.conc) ? { ...r, conc: fresh } : r;
+}
 
 /** What a dashboard draws as one curve family: images may not change within it in an append-only run. */
-function visualSeriesKey(r: Row): string {
-  const agentic = isAgentic(r);
+function visualSeriesKey(row: MatrixRow): string {
+  const agentic = isAgentic(row);
+  // Read field by field, as the reference does, whatever kind of row it is.
+  const r = rowFields(row);
   const kv = r['kv-offloading'];
   return JSON.stringify([
     r.model ?? null,
@@ -42,7 +50,11 @@ function visualSeriesKey(r: Row): string {
 }
 
 /** Groups values of rows under a key: every concurrency of each curve, every image of each series. */
-function collect<T>(rows: Row[], key: (r: Row) => string, values: (r: Row) => T[]): Map<string, Set<T>> {
+function collect<T>(
+  rows: readonly MatrixRow[],
+  key: (r: MatrixRow) => string,
+  values: (r: MatrixRow) => T[],
+): Map<string, Set<T>> {
   const out = new Map<string, Set<T>>();
   for (const r of rows) {
     const k = key(r);
@@ -54,13 +66,11 @@ function collect<T>(rows: Row[], key: (r: Row) => string, values: (r: Row) => T[
 }
 
 export function appendOnlyDelta(base: readonly MatrixRow[], head: readonly MatrixRow[]): MatrixRow[] {
-  const baseRows = base as unknown as Row[];
-  const headRows = head as unknown as Row[];
-  if (baseRows.length === 0)
+  if (base.length === 0)
     throw new ChangelogError('append-only requires an existing curve in the base revision');
-  const baseConcs = collect(baseRows, curveKey, concsOf);
-  const headConcs = collect(headRows, curveKey, concsOf);
-  const seriesImages = collect(baseRows, visualSeriesKey, (r) => [r.image ?? null]);
+  const baseConcs = collect(base, curveKey, concsOf);
+  const headConcs = collect(head, curveKey, concsOf);
+  const seriesImages = collect(base, visualSeriesKey, (r) => [r.image ?? null]);
   for (const [key, concs] of baseConcs) {
     const now = headConcs.get(key);
     if (!now) throw new ChangelogError('append-only may not remove or modify existing generated recipes');
@@ -72,8 +82,8 @@ export function appendOnlyDelta(base: readonly MatrixRow[], head: readonly Matri
     }
   }
   const emitted = new Map<string, Set<number>>();
-  const delta: Row[] = [];
-  for (const r of headRows) {
+  const delta: MatrixRow[] = [];
+  for (const r of head) {
     const key = curveKey(r);
     const old = baseConcs.get(key) ?? new Set<number>();
     const done = emitted.get(key) ?? new Set<number>();
@@ -91,8 +101,8 @@ export function appendOnlyDelta(base: readonly MatrixRow[], head: readonly Matri
         'append-only additions must belong to an existing visual curve with one unchanged non-null image',
       );
     }
-    delta.push(Array.isArray(r.conc) ? { ...r, conc: fresh } : r);
+    delta.push(withConcs(r, fresh));
   }
   if (delta.length === 0) throw new ChangelogError('append-only did not add any generated points');
-  return delta as unknown as MatrixRow[];
+  return delta;
 }

@@ -4,7 +4,7 @@ import { applyEvalMode } from '../matrix/evals.ts';
 import { testConfig } from '../matrix/generate.ts';
 import type { ChangelogEntry } from '../schema/changelog-entry.ts';
 import { SCENARIO_TYPES, type ScenarioType } from '../schema/enums.ts';
-import type { MatrixRow } from '../schema/matrix-row.ts';
+import { isMultiNode, type MatrixRow } from '../schema/matrix-row.ts';
 import type { RunnerConfig } from '../schema/runners.ts';
 import type { SweepBuckets } from '../schema/sweep-plan.ts';
 import { appendOnlyDelta } from './append-only.ts';
@@ -96,7 +96,7 @@ export function processChangelogEntries(
         ...(minEp === undefined
           ? selected
           : selected.filter((r) => {
-              if (!('prefill' in r)) return true;
+              if (!isMultiNode(r)) return true;
               const ep = r.prefill.ep;
               return Number.isInteger(ep) && ep >= minEp;
             })),

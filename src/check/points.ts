@@ -1,11 +1,13 @@
-import { isAgentic, isMultiNode } from '../matrix/row-facts.ts';
-import type {
-  MatrixRow,
-  MultiNodeAgenticRow,
-  MultiNodeFixedRow,
-  RowWorker,
-  SingleNodeAgenticRow,
-  SingleNodeFixedRow,
+import {
+  isAgentic,
+  isMultiNode,
+  type MatrixRow,
+  type MultiNodeAgenticRow,
+  type MultiNodeFixedRow,
+  type RowWorker,
+  rowConcs,
+  type SingleNodeAgenticRow,
+  type SingleNodeFixedRow,
 } from '../schema/matrix-row.ts';
 
 /**
@@ -173,19 +175,15 @@ const specTag = (spec: string) => (spec === 'none' ? '' : `spec=${spec}`);
  * fixed-seq-len points hold conc.
  */
 export function rowPoints(row: MatrixRow, fanout: number): CheckPoint[] {
-  const r = row as unknown as Record<string, unknown>;
-  if (isAgentic(r)) {
-    const a = row as SingleNodeAgenticRow | MultiNodeAgenticRow;
+  if (isAgentic(row)) {
+    const a = row;
     const kv = a['kv-offloading'];
     const dram = kv === 'dram' ? a['total-cpu-dram-gb'] : 0;
     const tail = [`kv=${kv}`, specTag(a['spec-decoding'])].filter((s) => s !== '').join(' ');
-    const concs = Array.isArray(a.conc) ? a.conc : [a.conc];
-    return concs.map((conc) => {
+    return rowConcs(a).map((conc) => {
       const seqs = fanout * conc;
-      const multi = isMultiNode(r);
-      const pools = multi
-        ? multiPools(a as MultiNodeAgenticRow, seqs, dram)
-        : [singlePool(a as SingleNodeAgenticRow, seqs, dram)];
+      const multi = isMultiNode(a);
+      const pools = multi ? multiPools(a, seqs, dram) : [singlePool(a, seqs, dram)];
       const topo = multi ? pools.map((p) => workerTag(p.role!, p)).join(' ') : parTag(pools[0]!);
       return {
         scenario: 'agentic-coding' as const,
@@ -200,16 +198,13 @@ export function rowPoints(row: MatrixRow, fanout: number): CheckPoint[] {
       };
     });
   }
-  const f = row as SingleNodeFixedRow | MultiNodeFixedRow;
+  const f = row;
   const tail = [`isl=${f.isl}`, `osl=${f.osl}`, specTag(f['spec-decoding'])]
     .filter((s) => s !== '')
     .join(' ');
-  const concs = Array.isArray(f.conc) ? f.conc : [f.conc];
-  return concs.map((conc) => {
-    const multi = isMultiNode(r);
-    const pools = multi
-      ? multiPools(f as MultiNodeFixedRow, conc, 0)
-      : [singlePool(f as SingleNodeFixedRow, conc, 0)];
+  return rowConcs(f).map((conc) => {
+    const multi = isMultiNode(f);
+    const pools = multi ? multiPools(f, conc, 0) : [singlePool(f, conc, 0)];
     const topo = multi ? pools.map((p) => workerTag(p.role!, p)).join(' ') : parTag(pools[0]!);
     return {
       scenario: 'fixed-seq-len' as const,

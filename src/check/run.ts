@@ -9,7 +9,7 @@ import { expandConfigKeys } from '../matrix/keys.ts';
 import { MAX_MATRIX_ROWS, TooManyRowsError } from '../matrix/limits.ts';
 import { type AcceleratorSpec, type ModelSpec, PRECISIONS, type Precision } from '../schema/catalog.ts';
 import type { CheckFinding, CheckReport } from '../schema/check-finding.ts';
-import type { MatrixRow } from '../schema/matrix-row.ts';
+import { isMultiNode, type MatrixRow } from '../schema/matrix-row.ts';
 import type { RunnerConfig } from '../schema/runners.ts';
 import { classifyImage } from './image.ts';
 import {
@@ -66,7 +66,7 @@ function imagesOf(rows: readonly MatrixRow[], fallback: string): string[] {
   const out = new Set<string>([fallback]);
   for (const row of rows) {
     out.add(row.image);
-    if ('prefill' in row) {
+    if (isMultiNode(row)) {
       for (const s of [
         ...(row.prefill['additional-settings'] ?? []),
         ...(row.decode['additional-settings'] ?? []),

@@ -1,5 +1,6 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { ATTEMPT_FILES } from '../schema/run-dir.ts';
 
 /**
  * The engines' process groups of one attempt, recorded where the attempt writes (`engines.json` in its
@@ -16,7 +17,7 @@ import { hostname } from 'node:os';
  * process group's id).
  */
 
-export const ENGINE_GROUPS_FILE = 'engines.json';
+export const ENGINE_GROUPS_FILE = ATTEMPT_FILES.engineGroups;
 
 export interface EngineGroup {
   role: string;

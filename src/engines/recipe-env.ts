@@ -1,4 +1,4 @@
-import type { MatrixRow } from '../schema/matrix-row.ts';
+import { isAgentic, isFixed, type MatrixRow } from '../schema/matrix-row.ts';
 import { acceptedDraftTokens, type SpecPlan } from './spec.ts';
 import type { PlannedProcess } from './topology.ts';
 
@@ -24,8 +24,8 @@ const flag = (b: boolean | undefined) => (b ? 'true' : 'false');
 
 export function recipeEnv(proc: PlannedProcess, ctx: RecipeEnvContext): Record<string, string> {
   const { row, spec } = ctx;
-  const agentic = 'scenario-type' in row;
-  const fixed = 'isl' in row ? row : null;
+  const agentic = isAgentic(row);
+  const fixed = isFixed(row) ? row : null;
   const offloading = agentic ? row['kv-offloading'] : 'none';
   const dramGb = agentic ? row['total-cpu-dram-gb'] : 0;
   const p = proc.parallelism;

@@ -1,5 +1,5 @@
 import { type GoldenSpecMethod, goldenAcceptanceLength, recipeSpec } from '../catalog/golden-al.ts';
-import type { MatrixRow } from '../schema/matrix-row.ts';
+import { isAgentic, type MatrixRow } from '../schema/matrix-row.ts';
 import { RecipeError } from './frameworks.ts';
 
 /**
@@ -89,7 +89,7 @@ export function specPlan(row: MatrixRow, opts: SpecOptions = {}): SpecPlan {
     return { ...plan, acceptance: 'synthetic', acceptanceLength: acceptance };
   }
   // The reference pins only agentic throughput runs; fixed-seq-len MTP runs measure real acceptance.
-  if (!('scenario-type' in row)) return plan;
+  if (!isAgentic(row)) return plan;
   const al = plan.goldenMethod
     ? goldenAcceptanceLength(prefix, plan.goldenMethod, draftTokens, opts.thinking ?? true)
     : null;

@@ -1,5 +1,5 @@
 import type { EngineRole } from '../schema/engine-launch.ts';
-import type { MatrixRow, RowWorker } from '../schema/matrix-row.ts';
+import { isMultiNode, type MatrixRow, type RowWorker } from '../schema/matrix-row.ts';
 import { RecipeError } from './frameworks.ts';
 
 /**
@@ -70,7 +70,7 @@ export function planProcesses(row: MatrixRow, opts: TopologyOptions): Topology {
 
   let workers: PlannedProcess[];
   let disagg = false;
-  if ('prefill' in row) {
+  if (isMultiNode(row)) {
     // Reference configs mark some aggregated recipes disagg with an empty decode pool: one pool is no split.
     disagg = row.disagg && row.prefill['num-worker'] > 0 && row.decode['num-worker'] > 0;
     if (disagg) {

@@ -1,5 +1,14 @@
-import type { MatrixRow } from '../schema/matrix-row.ts';
-import { concsOf, isAgentic, isMultiNode as isMulti, keyWithout, type Row } from './row-facts.ts';
+import {
+  type FixedRow,
+  type MatrixRow,
+  type MultiNodeAgenticRow,
+  type MultiNodeFixedRow,
+  type MultiNodeRow,
+  rowFields,
+  type SingleNodeAgenticRow,
+  type SingleNodeFixedRow,
+} from '../schema/matrix-row.ts';
+import { concsOf, isAgentic, isMultiNode as isMulti, keyWithout } from './row-facts.ts';
 
 /** Which rows also run an accuracy eval (matrix-spec §7). */
 
@@ -13,15 +22,16 @@ export type EvalMode = (typeof EVAL_MODES)[number];
 export const EVAL_GROUPINGS = ['reference', 'topology'] as const;
 export type EvalGrouping = (typeof EVAL_GROUPINGS)[number];
 
-const is8k1k = (r: Row) => r.isl === 8192 && r.osl === 1024;
+const is8k1k = (r: FixedRow) => r.isl === 8192 && r.osl === 1024;
 
 const NOT_TOPOLOGY = new Set(['conc', 'run-eval', 'eval-only', 'eval-conc', 'eval-all-concs', 'exp-name']);
 
 /** Every field except concurrency, naming and eval bookkeeping; nested objects compared key-order-insensitively. */
-export const parallelismKey = (r: Row): string => keyWithout(r, NOT_TOPOLOGY);
+export const parallelismKey = (r: MatrixRow | Readonly<Record<string, unknown>>): string =>
+  keyWithout(r, NOT_TOPOLOGY);
 
-function groupBy(rows: Row[], key: (r: Row) => string): Map<string, Row[]> {
-  const groups = new Map<string, Row[]>();
+function groupBy<R>(rows: R[], key: (r: R) => string): Map<string, R[]> {
+  const groups = new Map<string, R[]>();
   for (const r of rows) {
     const k = key(r);
     const g = groups.get(k);
@@ -33,15 +43,24 @@ function groupBy(rows: Row[], key: (r: Row) => string): Map<string, Row[]> {
 
 const fields =
   (...names: string[]) =>
-  (r: Row) =>
-    JSON.stringify(names.map((n) => r[n] ?? null));
+  (r: MatrixRow) => {
+    const f = rowFields(r);
+    return JSON.stringify(names.map((n) => f[n] ?? null));
+  };
+
+/**
+ * A single-node fixed row's concurrency as a number. The schema also lets an input matrix give a list
+ * there (the generator never does); such a row is read by JavaScript's coercion, as it always was here:
+ * [32] is 32, [4, 32] is NaN and never eligible.
+ */
+const numericConc = (r: SingleNodeFixedRow): number => (typeof r.conc === 'number' ? r.conc : Number(r.conc));
 
 /** The highest eligible concurrency per group wins, earliest row on ties; it gets `eval-conc`. */
-function markOnePerTopology(rows: Row[]): void {
+function markOnePerTopology(rows: MultiNodeRow[]): void {
   const scored = rows
     .map((r) => ({ r, score: Math.max(...concsOf(r).filter((c) => c >= MIN_EVAL_CONC)) }))
     .filter((x) => Number.isFinite(x.score));
-  const best = new Map<string, { r: Row; score: number }>();
+  const best = new Map<string, { r: MultiNodeRow; score: number }>();
   for (const x of scored) {
     const k = parallelismKey(x.r);
     const cur = best.get(k);
@@ -59,32 +78,33 @@ export function markEvalEntries(
   includeAgentic: boolean,
   grouping: EvalGrouping = 'reference',
 ): void {
-  const all = rows as unknown as Row[];
-  for (const r of all) r['run-eval'] = false;
+  for (const r of rows) r['run-eval'] = false;
 
-  const singleFixed = all.filter(
-    (r) => 'tp' in r && !isAgentic(r) && is8k1k(r) && (r.conc as number) >= MIN_EVAL_CONC,
+  const singleFixed = rows.filter(
+    (r): r is SingleNodeFixedRow =>
+      !isMulti(r) && !isAgentic(r) && is8k1k(r) && numericConc(r) >= MIN_EVAL_CONC,
   );
   const fixedKey =
     grouping === 'topology'
       ? parallelismKey
       : fields('model', 'runner', 'framework', 'precision', 'isl', 'osl', 'spec-decoding', 'dp-attn');
   for (const group of groupBy(singleFixed, fixedKey).values()) {
-    const v = [...new Set(group.map((r) => r.conc as number))].sort((a, b) => a - b);
+    // The concurrencies as given (a list stays the one object, compared by identity), ordered numerically.
+    const v = [...new Set(group.map((r) => r.conc))].sort((a, b) => Number(a) - Number(b));
     const targets = new Set([v[v.length - 1], v[Math.floor(v.length / 2)]]);
-    for (const r of group) if (targets.has(r.conc as number)) r['run-eval'] = true;
+    for (const r of group) if (targets.has(r.conc)) r['run-eval'] = true;
   }
 
-  markOnePerTopology(all.filter((r) => !('tp' in r) && isMulti(r) && !isAgentic(r) && is8k1k(r)));
+  markOnePerTopology(rows.filter((r): r is MultiNodeFixedRow => isMulti(r) && !isAgentic(r) && is8k1k(r)));
 
   if (!includeAgentic) return;
-  markOnePerTopology(all.filter((r) => isAgentic(r) && isMulti(r)));
-  const singleAgentic = all.filter((r) => isAgentic(r) && !isMulti(r));
+  markOnePerTopology(rows.filter((r): r is MultiNodeAgenticRow => isAgentic(r) && isMulti(r)));
+  const singleAgentic = rows.filter((r): r is SingleNodeAgenticRow => isAgentic(r) && !isMulti(r));
   const agenticKey =
     grouping === 'topology' ? parallelismKey : fields('model', 'runner', 'framework', 'precision');
   for (const group of groupBy(singleAgentic, agenticKey).values()) {
     let best = group[0]!;
-    for (const r of group) if ((r.conc as number) > (best.conc as number)) best = r;
+    for (const r of group) if (r.conc > best.conc) best = r;
     best['run-eval'] = true;
   }
 }
@@ -93,21 +113,17 @@ const sortedUnion = (a: number[], b: number[]) => [...new Set([...a, ...b])].sor
 
 /** All-evals expansion (§7.2), applied after the default marking. Merged rows take the first row's place. */
 export function markAllEvalEntries(rows: MatrixRow[]): MatrixRow[] {
-  const out: Row[] = [];
-  const merged = new Map<string, Row>();
-  for (const r of rows as unknown as Row[]) {
+  const out: MatrixRow[] = [];
+  const merged = new Map<string, MultiNodeRow>();
+  for (const r of rows) {
+    if (!isMulti(r)) {
+      // Single-node: agentic rows and 8k1k fixed rows run an eval each; other fixed rows stay as they are.
+      if (isAgentic(r) || is8k1k(r)) r['run-eval'] = true;
+      out.push(r);
+      continue;
+    }
     const agentic = isAgentic(r);
-    if (agentic && !isMulti(r)) {
-      r['run-eval'] = true;
-      out.push(r);
-      continue;
-    }
     if (!agentic && !is8k1k(r)) {
-      out.push(r);
-      continue;
-    }
-    if (!agentic && !isMulti(r)) {
-      r['run-eval'] = true;
       out.push(r);
       continue;
     }
@@ -120,14 +136,14 @@ export function markAllEvalEntries(rows: MatrixRow[]): MatrixRow[] {
       merged.set(key, target);
       out.push(target);
     }
-    if (agentic) {
+    if (isAgentic(target)) {
       target['eval-conc'] = Math.max(...concsOf(target));
     } else {
       delete target['eval-conc'];
       target['eval-all-concs'] = true;
     }
   }
-  return out as unknown as MatrixRow[];
+  return out;
 }
 
 /** The generator's eval step (§5.4 steps 5–6). */
@@ -141,7 +157,7 @@ export function applyEvalMode(
   markEvalEntries(rows, evalsOnly, grouping);
   const marked = mode === 'all-evals' ? markAllEvalEntries(rows) : rows;
   if (!evalsOnly) return marked;
-  const kept = marked.filter((r) => (r as Row)['run-eval']);
-  for (const r of kept) (r as Row)['eval-only'] = true;
+  const kept = marked.filter((r) => r['run-eval']);
+  for (const r of kept) r['eval-only'] = true;
   return kept;
 }

@@ -1,6 +1,6 @@
 import type { ConfigEntry, MasterConfigs } from '../config/load.ts';
 import type { ScenarioType, SingleNodeSearchSpace } from '../schema/master-config.ts';
-import type { MatrixRow } from '../schema/matrix-row.ts';
+import { isAgentic, isMultiNode, type MatrixRow } from '../schema/matrix-row.ts';
 import type { RunnerConfig } from '../schema/runners.ts';
 import { didYouMean, nearestNumbers } from '../schema/suggest.ts';
 import { type ConcSource, expandFullSweep } from './concurrency.ts';
@@ -146,7 +146,7 @@ function pointFilterWarnings(
       `--max-tp ${o.maxTp} drops every single-node point (the smallest tp is ${Math.min(...singleTps)})`,
     );
   // The reference applies --max-tp and --max-ep to single-node fixed-seq-len points only; say so when others remain.
-  const untouched = rows.filter((r) => 'prefill' in r || 'scenario-type' in r).length;
+  const untouched = rows.filter((r) => isMultiNode(r) || isAgentic(r)).length;
   for (const [flag, value] of [
     ['--max-tp', o.maxTp],
     ['--max-ep', o.maxEp],

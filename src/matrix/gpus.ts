@@ -1,4 +1,4 @@
-import type { MatrixRow, RowWorker } from '../schema/matrix-row.ts';
+import { isMultiNode, type MatrixRow, type RowWorker } from '../schema/matrix-row.ts';
 
 /** GPUs a point occupies (matrix-spec §4): every allocated GPU counts, none twice. */
 
@@ -6,6 +6,6 @@ import type { MatrixRow, RowWorker } from '../schema/matrix-row.ts';
 export const workerGpus = (w: RowWorker) => w['num-worker'] * w.tp * w.pp * w['pcp-size'];
 
 export function rowGpus(row: MatrixRow): number {
-  if ('prefill' in row) return workerGpus(row.prefill) + workerGpus(row.decode);
+  if (isMultiNode(row)) return workerGpus(row.prefill) + workerGpus(row.decode);
   return row.tp * row.pp * row['pcp-size'];
 }

@@ -1,5 +1,5 @@
 import type { KvOffloadBackend } from '../schema/master-config.ts';
-import type { MatrixRow, RowWorker } from '../schema/matrix-row.ts';
+import { isMultiNode, type MatrixRow, type RowWorker } from '../schema/matrix-row.ts';
 
 /** Names the reference gives to sequence families and experiments (matrix-spec §0, §6). */
 
@@ -60,10 +60,9 @@ const topology = (w: { tp: number; pp: number; 'dcp-size': number; 'pcp-size': n
 export function resultName(row: MatrixRow, concs: readonly number[]): string {
   const head = `${row['exp-name']}_${row.precision}_${row.framework}`;
   const disagg = 'disagg' in row ? row.disagg : false;
-  const topo =
-    'prefill' in row
-      ? `prefill-${topology(row.prefill)}-dp${row.prefill['dp-attn']}-nw${row.prefill['num-worker']}_decode-${topology(row.decode)}-dp${row.decode['dp-attn']}-nw${row.decode['num-worker']}`
-      : `${topology(row)}-dpa${row['dp-attn']}`;
+  const topo = isMultiNode(row)
+    ? `prefill-${topology(row.prefill)}-dp${row.prefill['dp-attn']}-nw${row.prefill['num-worker']}_decode-${topology(row.decode)}-dp${row.decode['dp-attn']}-nw${row.decode['num-worker']}`
+    : `${topology(row)}-dpa${row['dp-attn']}`;
   const fp = row['recipe-fingerprint'];
   return `${head}_${topo}_disagg-${disagg}_spec-${row['spec-decoding']}_conc${concs.join('x')}_${row.runner}${fp ? `_recipe-${fp.slice(0, 16)}` : ''}`;
 }

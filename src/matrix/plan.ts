@@ -1,11 +1,10 @@
-import { type MatrixRow, MatrixSchema } from '../schema/matrix-row.ts';
+import { isFixed, type MatrixRow, MatrixSchema, rowConcs, rowFields } from '../schema/matrix-row.ts';
 import type { JobFamily, SweepBuckets, SweepPlan } from '../schema/sweep-plan.ts';
 import { bucketSweep, emptyBuckets } from './buckets.ts';
 import { MatrixError } from './errors.ts';
 import { applyEvalMode, type EvalGrouping } from './evals.ts';
 import { canonicalJson } from './json.ts';
 import { decideLabels } from './labels.ts';
-import { isAgentic, type Row } from './row-facts.ts';
 
 /**
  * The plan the reference workflow would execute for a generated matrix and a set of labels: benchmark
@@ -18,28 +17,28 @@ const DISPATCHED = new Set(['1k1k', '8k1k', 'agentic']);
 
 /** Back to the generator's `--no-evals` row: fixed rows keep `"run-eval": false` in place, agentic rows none. */
 function benchmarkRow(row: MatrixRow): MatrixRow {
-  const r: Row = { ...(row as Row) };
+  const r: MatrixRow = { ...row };
   if (r['eval-only'] === true) {
     throw new MatrixError(
       'infx matrix plan takes the throughput matrix; generate it without --evals-only/--all-evals (eval rows are derived from it)',
     );
   }
-  const fixed = !isAgentic(r);
-  for (const k of EVAL_FIELDS) if (!(fixed && k === 'run-eval')) delete r[k];
+  const fixed = isFixed(r);
+  const fields = rowFields(r);
+  for (const k of EVAL_FIELDS) if (!(fixed && k === 'run-eval')) delete fields[k];
   if (fixed) r['run-eval'] = false;
-  return r as unknown as MatrixRow;
+  return r;
 }
 
-const concOf = (r: Row) => (Array.isArray(r.conc) ? Math.min(...(r.conc as number[])) : (r.conc as number));
+const concOf = (r: MatrixRow) => Math.min(...rowConcs(r));
 
 /** Minimum concurrency over single-node 1k1k then 8k1k rows, first on ties (jq's min_by), evals excluded. */
 function pickCanary(b: SweepBuckets): { bucket: string; row: MatrixRow } | null {
   let best: { bucket: string; row: MatrixRow } | null = null;
   for (const bucket of ['1k1k', '8k1k']) {
     for (const row of b.single_node[bucket] ?? []) {
-      const r = row as Row;
-      if (r['run-eval'] === true) continue;
-      if (!best || concOf(r) < concOf(best.row as Row)) best = { bucket, row };
+      if (row['run-eval'] === true) continue;
+      if (!best || concOf(row) < concOf(best.row)) best = { bucket, row };
     }
   }
   return best;
@@ -153,7 +152,7 @@ export function formatPlan(plan: SweepPlan): string {
     ].filter(Boolean);
     lines.push(flags.join('; '));
     if (plan.canary) {
-      const r = plan.canary.row as Record<string, unknown>;
+      const r = rowFields(plan.canary.row);
       lines.push(
         `canary: ${String(r['exp-name'])} ${String(r.runner)} tp${String(r.tp)} conc ${String(r.conc)} (${plan.canary.bucket})`,
       );

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { MatrixRow } from '../schema/matrix-row.ts';
-import { concsOf, keyWithout, type Row } from './row-facts.ts';
+import { concsOf, isMultiNode, keyWithout } from './row-facts.ts';
 
 /** Identity of a recipe (a curve) across its concurrencies (matrix-spec §6.6, §8.2). */
 
 const NOT_RECIPE = new Set(['conc', 'exp-name', 'recipe-fingerprint']);
 
 /** Every field except `conc`, `exp-name` and `recipe-fingerprint`: the same for all points of one curve. */
-export const recipeKey = (row: MatrixRow | Row): string => keyWithout(row as Row, NOT_RECIPE);
+export const recipeKey = (row: MatrixRow): string => keyWithout(row, NOT_RECIPE);
 
 /**
  * SHA-256 of the canonical JSON of the row without `conc`, `exp-name` and `recipe-fingerprint`: rows of one
@@ -25,20 +25,20 @@ const NOT_TRIM_KEY = new Set(['conc', 'exp-name']);
  * (earliest on ties); multi-node rows keep only their lowest concurrency. Order is preserved.
  */
 export function trimConc(rows: MatrixRow[]): MatrixRow[] {
-  const lowest = new Map<string, Row>();
-  for (const r of rows as unknown as Row[]) {
-    if (r.prefill != null) continue;
+  const lowest = new Map<string, MatrixRow>();
+  for (const r of rows) {
+    if (isMultiNode(r)) continue;
     const key = keyWithout(r, NOT_TRIM_KEY);
     const cur = lowest.get(key);
     if (!cur || Math.min(...concsOf(r)) < Math.min(...concsOf(cur))) lowest.set(key, r);
   }
   const keep = new Set(lowest.values());
-  const out: Row[] = [];
-  for (const r of rows as unknown as Row[]) {
-    if (r.prefill != null) {
+  const out: MatrixRow[] = [];
+  for (const r of rows) {
+    if (isMultiNode(r)) {
       const concs = concsOf(r);
       out.push(concs.length > 1 ? { ...r, conc: [Math.min(...concs)] } : r);
     } else if (keep.has(r)) out.push(r);
   }
-  return out as unknown as MatrixRow[];
+  return out;
 }

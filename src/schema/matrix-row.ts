@@ -135,3 +135,34 @@ export type MultiNodeFixedRow = z.infer<typeof MultiNodeFixedRowSchema>;
 export type SingleNodeAgenticRow = z.infer<typeof SingleNodeAgenticRowSchema>;
 export type MultiNodeAgenticRow = z.infer<typeof MultiNodeAgenticRowSchema>;
 export type MatrixRow = SingleNodeFixedRow | MultiNodeFixedRow | SingleNodeAgenticRow | MultiNodeAgenticRow;
+
+// ---- Telling rows apart ----
+//
+// A row's kind follows from its keys: multi-node rows have worker pools (`prefill`, `decode`) where
+// single-node rows have `tp`; agentic rows say `scenario-type: agentic-coding` where fixed rows have `isl`
+// and `osl`. These guards narrow the union so that no caller needs a cast or an ad-hoc key test.
+
+export type FixedRow = SingleNodeFixedRow | MultiNodeFixedRow;
+export type AgenticRow = SingleNodeAgenticRow | MultiNodeAgenticRow;
+export type SingleNodeRow = SingleNodeFixedRow | SingleNodeAgenticRow;
+export type MultiNodeRow = MultiNodeFixedRow | MultiNodeAgenticRow;
+export type RowKind = 'single-node-fixed' | 'multi-node-fixed' | 'single-node-agentic' | 'multi-node-agentic';
+
+export const isMultiNode = (r: MatrixRow): r is MultiNodeRow => 'prefill' in r && r.prefill != null;
+export const isSingleNode = (r: MatrixRow): r is SingleNodeRow => !isMultiNode(r);
+export const isAgentic = (r: MatrixRow): r is AgenticRow =>
+  'scenario-type' in r && r['scenario-type'] === 'agentic-coding';
+export const isFixed = (r: MatrixRow): r is FixedRow => !isAgentic(r);
+
+export function rowKind(r: MatrixRow): RowKind {
+  return `${isMultiNode(r) ? 'multi' : 'single'}-node-${isAgentic(r) ? 'agentic' : 'fixed'}`;
+}
+
+/** A row's concurrencies: single-node rows mostly hold one, multi-node rows a list. */
+export const rowConcs = (r: MatrixRow): number[] => (Array.isArray(r.conc) ? r.conc : [r.conc]);
+
+/**
+ * The row as a record of its fields by name, for code that treats every field alike (canonical keys,
+ * key-by-key comparison). The same object, not a copy: writes through it change the row.
+ */
+export const rowFields = (r: MatrixRow): Record<string, unknown> => r;

@@ -211,3 +211,61 @@ export type RunOptions = z.infer<typeof RunOptionsSchema>;
 export type RunManifest = z.infer<typeof RunManifestSchema>;
 export type SkippedRow = z.infer<typeof SkippedRowSchema>;
 export type Executor = (typeof EXECUTORS)[number];
+
+// ---- The layout: every name in a run directory, in one place ----
+//
+// Writers (sweep, infx bench, the store's synthetic runs) and readers (ingest, the dashboard, sweep
+// status) take the names from here. The paths themselves are built in run-dir-paths.ts, beside this file:
+// joining needs node:path, which the browser UI (it reaches this file through web-api.ts) cannot load.
+
+/** The folder under a run directory that holds one folder per point. */
+export const POINTS_DIR = 'points';
+
+/** Files at the top of a run directory. */
+export const RUN_TOP_FILES = {
+  manifest: 'manifest.json',
+  /** Held while a sweep writes the directory (src/sweep/lock.ts). */
+  lock: 'sweep.lock',
+  /** infx bench: the one-row matrix it planned and what it was asked (src/sweep/bench-plan.ts). */
+  benchMatrix: 'matrix.json',
+  benchRun: 'bench.json',
+} as const;
+
+/** Files of a point folder, beside its attempts. */
+export const POINT_FILES = {
+  /** The point's spec, what a Slurm job or a local child reads to run the point. */
+  spec: 'spec.json',
+} as const;
+
+/** Files of an attempt folder. */
+export const ATTEMPT_FILES = {
+  point: 'point.json',
+  status: 'status.json',
+  result: 'result.json',
+  requests: 'requests.jsonl',
+  log: 'server.log',
+  /** infx bench --format inferencex: the reference client's raw result. */
+  inferencex: 'inferencex.json',
+  /** The `infx sweep point` child's own output (local and Slurm executors). */
+  pointLog: 'infx.log',
+  /** Engine process groups started, for reaping them after a crash (src/engines/groups.ts). */
+  engineGroups: 'engines.json',
+  /** The Slurm job that runs the attempt. */
+  slurmJob: 'slurm-job.json',
+} as const;
+
+export type AttemptFileName = (typeof ATTEMPT_FILES)[keyof typeof ATTEMPT_FILES];
+
+/** Why `attempt` cannot number an attempt folder, or null when it can. */
+export function attemptProblem(attempt: number): string | null {
+  return Number.isInteger(attempt) && attempt >= 1 && attempt <= MAX_ATTEMPT
+    ? null
+    : `attempt ${attempt} is not a number from 1 to ${MAX_ATTEMPT}`;
+}
+
+/** The folder name of attempt `n` (the inverse of attemptOfDir); throws for a number that is not one. */
+export function attemptDirName(n: number): string {
+  const problem = attemptProblem(n);
+  if (problem) throw new RangeError(problem);
+  return `attempt-${n}`;
+}

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { CurveEngineSchema, CurveMetricsSchema, CurvePointSchema } from './curve.ts';
 import { EngineLaunchSchema } from './engine-launch.ts';
-import { POINT_PHASES, PointEngineSchema, SkippedRowSchema } from './run-dir.ts';
+import { ATTEMPT_FILES, POINT_PHASES, PointEngineSchema, SkippedRowSchema } from './run-dir.ts';
 import {
   AttemptStatusSchema,
   PointOutcomeSchema,
@@ -142,11 +142,11 @@ export const FileQuerySchema = z.strictObject({
 
 /** Files of an attempt folder the API serves (read from the run directory). */
 export const RUN_FILE_NAMES = [
-  'requests.jsonl',
-  'server.log',
-  'infx.log',
-  'status.json',
-  'point.json',
+  ATTEMPT_FILES.requests,
+  ATTEMPT_FILES.log,
+  ATTEMPT_FILES.pointLog,
+  ATTEMPT_FILES.status,
+  ATTEMPT_FILES.point,
 ] as const;
 export type RunFileName = (typeof RUN_FILE_NAMES)[number];
 

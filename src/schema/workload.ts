@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { MatrixRow } from './matrix-row.ts';
+import { isAgentic, type MatrixRow } from './matrix-row.ts';
 
 /**
  * The workload of a benchmark point, a union tagged by `kind`: what a sweep plans (the point spec's `bench`,
@@ -130,7 +130,7 @@ export type OfKind<T extends { kind: WorkloadKind }, K extends WorkloadKind> = E
 
 /** The kind of workload a matrix row asks for: its scenario type (fixed-seq-len rows have none). */
 export const rowWorkloadKind = (row: MatrixRow): WorkloadKind =>
-  'scenario-type' in row ? row['scenario-type'] : 'fixed-seq-len';
+  isAgentic(row) ? 'agentic-coding' : 'fixed-seq-len';
 
 /** A point of a kind reached code that handles another kind: a bug, as planning refuses what cannot run. */
 export class WorkloadKindError extends Error {}

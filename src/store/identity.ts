@@ -1,13 +1,13 @@
 import { accelerator, RUNNER_SUFFIXES } from '../catalog/index.ts';
 import type { ConfigIdentity, EngineKind, Pool } from '../schema/curve.ts';
 import type { KvOffloadBackend } from '../schema/master-config.ts';
-import type {
-  MatrixRow,
-  MultiNodeAgenticRow,
-  MultiNodeFixedRow,
-  RowWorker,
-  SingleNodeAgenticRow,
-  SingleNodeFixedRow,
+import {
+  type AgenticRow,
+  type FixedRow,
+  isFixed,
+  isMultiNode,
+  type MatrixRow,
+  type RowWorker,
 } from '../schema/matrix-row.ts';
 import type { PointSpec } from '../schema/run-dir.ts';
 import { rowWorkloadKind, type WorkloadKind } from '../schema/workload.ts';
@@ -18,11 +18,7 @@ import { rowWorkloadKind, type WorkloadKind } from '../schema/workload.ts';
  * source): one mapping, one key.
  */
 
-export type FixedRow = SingleNodeFixedRow | MultiNodeFixedRow;
-export type AgenticRow = SingleNodeAgenticRow | MultiNodeAgenticRow;
-
-/** Fixed-seq-len rows have isl/osl; agentic rows have none and no curve identity. */
-export const isFixedRow = (row: MatrixRow): row is FixedRow => 'isl' in row && 'osl' in row;
+export type { AgenticRow, FixedRow };
 
 /**
  * Suffixes stripped besides the catalog's: the reference's compare also drops `-trt` (client-metrics §8.1),
@@ -87,7 +83,7 @@ function deployment(row: MatrixRow) {
     precision: row.precision,
     specDecoding: row['spec-decoding'],
   };
-  if ('prefill' in row) {
+  if (isMultiNode(row)) {
     return {
       ...common,
       disagg: row.disagg,
@@ -210,7 +206,7 @@ export function pointIdentity(spec: Pick<PointSpec, 'row' | 'bench' | 'conc'>): 
   const kind: WorkloadKind = spec.bench.kind;
   switch (kind) {
     case 'fixed-seq-len':
-      return isFixedRow(row) ? { kind, config: configIdentity(row), conc } : null;
+      return isFixed(row) ? { kind, config: configIdentity(row), conc } : null;
     case 'agentic-coding':
       return isAgenticRow(row) ? { kind, config: agenticIdentity(row), conc } : null;
   }

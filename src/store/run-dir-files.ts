@@ -6,14 +6,17 @@ import type * as z from 'zod';
 import type { CurveEngine } from '../schema/curve.ts';
 import { POINT_RESULT_SCHEMA_VERSION, type PointResult, PointResultSchema } from '../schema/point-result.ts';
 import {
+  ATTEMPT_FILES,
   attemptOfDir,
+  POINT_FILES,
   PointAttemptSchema,
   type PointSpec,
   PointSpecSchema,
   type PointStatus,
   PointStatusSchema,
+  RUN_TOP_FILES,
 } from '../schema/run-dir.ts';
-import { safeJoin } from '../schema/safe-path.ts';
+import { attemptDirIn } from '../schema/run-dir-paths.ts';
 import type { InputIssue } from '../schema/store.ts';
 import { workloadMismatch } from '../schema/workload.ts';
 import { type HotColumns, hotColumns } from './hot.ts';
@@ -27,18 +30,19 @@ import {
 /**
  * The files of one planned point — `points/<id>/spec.json` (optional) and
  * `points/<id>/attempt-<n>/{point.json,status.json,result.json}` — read and validated against their schemas
- * (DESIGN.md "Run directory"; the paths are reimplemented here rather than imported from src/sweep, which
- * sits above the store). A file that cannot be used becomes an InputIssue naming the file, the JSON path
- * and why. Reads are synchronous: small files read faster that way than through the thread pool.
+ * (DESIGN.md "Run directory"; names and paths from src/schema/run-dir.ts and run-dir-paths.ts). A file
+ * that cannot be used becomes an InputIssue naming the file, the JSON path and why. Reads are synchronous:
+ * small files read faster that way than through the thread pool.
  */
 
+/** The files the store reads, named by the run directory's layout (src/schema/run-dir.ts). */
 export const RUN_FILES = {
-  manifest: 'manifest.json',
-  spec: 'spec.json',
-  point: 'point.json',
-  status: 'status.json',
-  result: 'result.json',
-  requests: 'requests.jsonl',
+  manifest: RUN_TOP_FILES.manifest,
+  spec: POINT_FILES.spec,
+  point: ATTEMPT_FILES.point,
+  status: ATTEMPT_FILES.status,
+  result: ATTEMPT_FILES.result,
+  requests: ATTEMPT_FILES.requests,
 } as const;
 
 /** A run directory that cannot be read at all (no or an invalid manifest.json). */
@@ -356,6 +360,6 @@ export function readPoint(
     .map(attemptOfDir)
     .filter((n): n is number => n !== null)
     .sort((a, b) => a - b);
-  const attempts = numbers.map((n) => readAttempt(safeJoin(pointDir, `attempt-${n}`), spec, n, issues, src));
+  const attempts = numbers.map((n) => readAttempt(attemptDirIn(pointDir, n), spec, n, issues, src));
   return { attempts, issues };
 }

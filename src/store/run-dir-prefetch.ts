@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { PointSpec } from '../schema/run-dir.ts';
+import { ATTEMPT_DIR_PATTERN, type PointSpec } from '../schema/run-dir.ts';
 import type { InputIssue } from '../schema/store.ts';
 import { type RequestsSummary, summarizeRequests } from './result-checks.ts';
 import { type AttemptFiles, type FileSource, RUN_FILES, readPoint } from './run-dir-files.ts';
@@ -30,7 +30,8 @@ const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const path = require('node:path');
 const { createHash } = require('node:crypto');
-const { dirs, files, batch } = workerData;
+const { dirs, files, attemptDir, batch } = workerData;
+const isAttemptDir = new RegExp(attemptDir);
 const text = (p) => {
   try { return fs.readFileSync(p, 'utf8'); }
   catch (e) { return e.code === 'ENOENT' ? null : { error: e.message }; }
@@ -43,7 +44,7 @@ for (const dir of dirs) {
   const hashes = [];
   const requests = [];
   for (const n of names) {
-    if (!/^attempt-[1-9]\\d{0,6}$/.test(n)) continue;
+    if (!isAttemptDir.test(n)) continue;
     const rp = path.join(dir, n, files.requests);
     const rt = text(rp);
     requests.push([rp, typeof rt === 'string' ? summarizeRequests(rt) : rt]);
@@ -105,6 +106,8 @@ export function readPointsPrefetched(
         requests: RUN_FILES.requests,
         attempt: [RUN_FILES.status, RUN_FILES.point, RUN_FILES.result],
       },
+      // The worker's source is plain JavaScript: the layout's names and pattern reach it as data.
+      attemptDir: ATTEMPT_DIR_PATTERN.source,
       batch: 100,
     },
   });

@@ -1,7 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type PointSpec, type RunManifest, RunManifestSchema } from '../schema/run-dir.ts';
-import { safeJoin } from '../schema/safe-path.ts';
+import {
+  manifestPath as manifestPathOf,
+  pointDir,
+  pointsDir as pointsDirOf,
+} from '../schema/run-dir-paths.ts';
 import type { InputIssue } from '../schema/store.ts';
 import {
   type AttemptFiles,
@@ -57,7 +61,7 @@ interface Plan {
 }
 
 function readPlan(runDir: string): Plan {
-  const manifestPath = join(runDir, RUN_FILES.manifest);
+  const manifestPath = manifestPathOf(runDir);
   if (!existsSync(manifestPath)) {
     const hint = existsSync(runDir)
       ? `no ${RUN_FILES.manifest}; give the run's own folder, e.g. runs/<run-id>`
@@ -100,7 +104,7 @@ function finish(
     issues.push(...read[i]!.issues);
     return { spec, attempts: read[i]!.attempts };
   });
-  const pointsDir = join(runDir, 'points');
+  const pointsDir = pointsDirOf(runDir);
   const planned = new Set(plan.specs.map((s) => s.pointId));
   for (const name of listDir(pointsDir).sort()) {
     const file = join(pointsDir, name);
@@ -130,7 +134,7 @@ export function readRunDir(runDir: string): RunDirContents {
   return finish(
     runDir,
     plan,
-    plan.specs.map((spec) => readPoint(safeJoin(runDir, 'points', spec.pointId), spec)),
+    plan.specs.map((spec) => readPoint(pointDir(runDir, spec.pointId), spec)),
   );
 }
 
@@ -140,7 +144,7 @@ const PREFETCH_FROM = 300;
 /** As readRunDir; a large run's files are read ahead by a reader thread while this one validates. */
 export async function readRunDirFast(runDir: string): Promise<RunDirContents> {
   const plan = readPlan(runDir);
-  const dirs = plan.specs.map((spec) => safeJoin(runDir, 'points', spec.pointId));
+  const dirs = plan.specs.map((spec) => pointDir(runDir, spec.pointId));
   if (plan.specs.length < PREFETCH_FROM)
     return finish(
       runDir,

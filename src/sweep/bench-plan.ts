@@ -7,7 +7,7 @@ import { maxModelLen, seqLenName } from '../matrix/naming.ts';
 import { BENCH_RUN_SCHEMA_VERSION, type BenchRun } from '../schema/bench-run.ts';
 import type { MatrixRow, RowWorker } from '../schema/matrix-row.ts';
 import type { PointEngine, RunManifest } from '../schema/run-dir.ts';
-import { isRunId, RUN_DIR_SCHEMA_VERSION } from '../schema/run-dir.ts';
+import { isRunId, RUN_DIR_SCHEMA_VERSION, RUN_TOP_FILES } from '../schema/run-dir.ts';
 import { type BenchOptions, BenchUsageError, checkBenchOptions } from './bench-point.ts';
 import { checkRunId, newRunId, runHost } from './create-run.ts';
 import { planPoints, SweepPlanError } from './points.ts';
@@ -49,7 +49,7 @@ export interface PlannedBenchRun {
   notes: string[];
 }
 
-export const BENCH_FILES = { matrix: 'matrix.json', bench: 'bench.json' } as const;
+export const BENCH_FILES = { matrix: RUN_TOP_FILES.benchMatrix, bench: RUN_TOP_FILES.benchRun } as const;
 
 /** Whether a run directory was written by `infx bench` (against a server infx did not start). */
 export function isBenchRun(runDir: string): boolean {

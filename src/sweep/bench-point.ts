@@ -11,6 +11,7 @@ import { aggregatorFor } from '../metrics/aggregate.ts';
 import { chooseClock } from '../metrics/clock-view.ts';
 import { toInferencexRaw } from '../metrics/inferencex.ts';
 import { POINT_LIMITS, type PointResult } from '../schema/point-result.ts';
+import { ATTEMPT_FILES } from '../schema/run-dir.ts';
 import type { FixedSeqLenWorkload } from '../schema/workload.ts';
 import { prepareWorkload } from '../workload/prepare.ts';
 import { seededRandom } from '../workload/random.ts';
@@ -305,14 +306,14 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
 
   await mkdir(o.out, { recursive: true });
   const files: string[] = [];
-  const requestsPath = join(o.out, 'requests.jsonl');
+  const requestsPath = join(o.out, ATTEMPT_FILES.requests);
   await writeLinesAtomic(
     requestsPath,
     load.records.map((r) => JSON.stringify(r)),
   );
   files.push(requestsPath);
   if (o.formats.includes('inferencex')) {
-    const rawPath = join(o.out, 'inferencex.json');
+    const rawPath = join(o.out, ATTEMPT_FILES.inferencex);
     const raw = toInferencexRaw(result, load.records, {
       backend: o.endpoint === 'chat' ? 'openai-chat' : 'openai',
       modelId: o.model,
@@ -321,7 +322,7 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
     await writeFileAtomic(rawPath, `${JSON.stringify(raw, null, 2)}\n`);
     files.push(rawPath);
   }
-  const resultPath = join(o.out, 'result.json');
+  const resultPath = join(o.out, ATTEMPT_FILES.result);
   await writeFileAtomic(resultPath, `${JSON.stringify(result, null, 2)}\n`);
   files.push(resultPath);
   return { result, outDir: o.out, files };

@@ -1,6 +1,6 @@
-import { join } from 'node:path';
 import { plural } from '../schema/plural.ts';
 import type { PointResult } from '../schema/point-result.ts';
+import { manifestPath } from '../schema/run-dir-paths.ts';
 import { formatBenchSummary } from './bench-summary.ts';
 import type { BenchPointOutcome, BenchSweepReport } from './bench-sweep.ts';
 
@@ -83,7 +83,7 @@ export function formatSweepSummary(r: BenchSweepReport): string {
 /** A one-point run: the point's full summary, as `infx bench` has always printed it, then the run's line. */
 export function formatSinglePointSummary(r: BenchSweepReport): string {
   const point = r.points[0];
-  const files = [...r.topLevel, join(r.runDir, 'manifest.json')];
+  const files = [...r.topLevel, manifestPath(r.runDir)];
   const head = point?.result ? formatBenchSummary(point.result, files) : '';
   return `${head}${[countsLine(r), ...nextSteps(r)].join('\n')}\n`;
 }

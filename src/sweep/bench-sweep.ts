@@ -9,6 +9,7 @@ import { plural } from '../schema/plural.ts';
 import { type PointResult, PointResultSchema } from '../schema/point-result.ts';
 import type { PointAttempt, PointSpec, PointStatus, RunManifest } from '../schema/run-dir.ts';
 import { RUN_DIR_SCHEMA_VERSION } from '../schema/run-dir.ts';
+import { pointsDir } from '../schema/run-dir-paths.ts';
 import { assertFixedSeqLen } from '../schema/workload.ts';
 import { WorkloadError } from '../workload/errors.ts';
 import { writeFileAtomic } from './atomic-write.ts';
@@ -90,7 +91,7 @@ async function existingRun(runDir: string): Promise<{ manifest: RunManifest; ben
       throw new BenchError(
         `${runDir} holds a result.json but no manifest.json (the output of an older infx bench?): give another --out for this run`,
       );
-    if (existsSync(join(runDir, 'points')) && !existsSync(benchPath))
+    if (existsSync(pointsDir(runDir)) && !existsSync(benchPath))
       throw new BenchError(
         `${runDir} has a points/ folder but no manifest.json: it is not a run this command can resume; give another --out`,
       );
@@ -249,7 +250,7 @@ async function linkOver(src: string, dest: string): Promise<void> {
 /** The files of a one-point run's newest result, at the top of its folder (where `infx bench` wrote them). */
 async function linkTopLevel(runDir: string, attemptFolder: string): Promise<string[]> {
   const out: string[] = [];
-  for (const name of [ATTEMPT_FILES.requests, 'inferencex.json', ATTEMPT_FILES.result]) {
+  for (const name of [ATTEMPT_FILES.requests, ATTEMPT_FILES.inferencex, ATTEMPT_FILES.result]) {
     const src = join(attemptFolder, name);
     if (!existsSync(src)) continue;
     const dest = join(runDir, name);

@@ -1,12 +1,12 @@
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { renderSim } from '../engines/sim.ts';
 import type { EngineLaunch } from '../schema/engine-launch.ts';
 import type { RunManifest } from '../schema/run-dir.ts';
 import { localExecutor } from './executors/local.ts';
 import type { PointExecutor } from './executors/types.ts';
-import { attemptDir, pointDir, readManifest } from './run-dir.ts';
+import { attemptDir, pointSpecPath, readManifest } from './run-dir.ts';
 import { resolveSimScale } from './sim-scale.ts';
-import { runSweep, type Selection, SPEC_FILE, type SweepHooks, type SweepOutcome } from './sweep.ts';
+import { runSweep, type Selection, type SweepHooks, type SweepOutcome } from './sweep.ts';
 
 /** The executor a manifest asks for, and a sweep over it; the engine command lines of a dry run. */
 
@@ -50,7 +50,7 @@ export async function plannedLaunches(
         out.set(
           p.pointId,
           renderSim(p.row, {
-            pointFile: join(pointDir(runDir, p.pointId), SPEC_FILE),
+            pointFile: pointSpecPath(runDir, p.pointId),
             port: port++,
             timeScale: resolveSimScale(p).scale,
             conc: p.conc,

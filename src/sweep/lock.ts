@@ -13,6 +13,7 @@ import {
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { processStartTicks } from '../engines/groups.ts';
+import { RUN_TOP_FILES } from '../schema/run-dir.ts';
 
 /**
  * One writer per run directory: `infx sweep` (a new run, `--resume`), `sweep retry` and the demo's sweep
@@ -32,7 +33,7 @@ import { processStartTicks } from '../engines/groups.ts';
  * running (src/sweep/sweep.ts).
  */
 
-export const LOCK_FILE = 'sweep.lock';
+export const LOCK_FILE = RUN_TOP_FILES.lock;
 
 export interface LockInfo {
   pid: number;

@@ -1,7 +1,7 @@
 import { rowGpus, workerGpus } from '../matrix/gpus.ts';
 import { resultName, seqLenName } from '../matrix/naming.ts';
 import { notRunnable } from '../metrics/aggregate.ts';
-import type { MatrixRow } from '../schema/matrix-row.ts';
+import { isFixed, isMultiNode, type MatrixRow } from '../schema/matrix-row.ts';
 import {
   type BenchDefaults,
   referencePromptCount,
@@ -34,8 +34,8 @@ export interface PlanPointsOptions {
 }
 
 function bucketOf(row: MatrixRow): string {
-  const side = 'prefill' in row ? 'multi-node' : 'single-node';
-  return 'isl' in row ? `${side} ${seqLenName(row.isl, row.osl)}` : `${side} agentic`;
+  const side = isMultiNode(row) ? 'multi-node' : 'single-node';
+  return isFixed(row) ? `${side} ${seqLenName(row.isl, row.osl)}` : `${side} agentic`;
 }
 
 function unsupported(row: MatrixRow): string | null {
@@ -96,7 +96,7 @@ export function planPoints(
   if (runIdBad) throw new SweepPlanError(runIdBad);
   rows.forEach((row, index) => {
     const reason = unsupported(row);
-    if (reason || !('isl' in row)) {
+    if (reason || !isFixed(row)) {
       skipped.push({ index, expName: row['exp-name'], reason: reason ?? 'no input/output lengths' });
       return;
     }
@@ -105,7 +105,7 @@ export function planPoints(
       const base = resultName(row, [conc]);
       const n = (seen.get(base) ?? 0) + 1;
       seen.set(base, n);
-      const multi = 'prefill' in row;
+      const multi = isMultiNode(row);
       const pointId = n === 1 ? base : `${base}~${n}`;
       // The point id names a folder: a row whose names would climb out of the run directory is refused.
       const bad = pointIdProblem(pointId);

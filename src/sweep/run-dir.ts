@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type * as z from 'zod';
 import {
+  ATTEMPT_FILES,
   attemptOfDir,
+  attemptProblem,
   MAX_ATTEMPT,
+  POINT_FILES,
   type PointSpec,
   type PointStatus,
   PointStatusSchema,
@@ -12,7 +15,7 @@ import {
   type RunManifest,
   RunManifestSchema,
 } from '../schema/run-dir.ts';
-import { safeJoin } from '../schema/safe-path.ts';
+import * as paths from '../schema/run-dir-paths.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 
 /**
@@ -23,30 +26,28 @@ import { writeFileAtomic } from './atomic-write.ts';
 
 export class RunDirError extends Error {}
 
-export const manifestPath = (runDir: string) => join(runDir, 'manifest.json');
+export const manifestPath = paths.manifestPath;
 
 /** `<run>/points/<id>`; a point id that is not a plain folder name (see run-dir schema) is refused. */
 export function pointDir(runDir: string, pointId: string): string {
   const problem = pointIdProblem(pointId);
   if (problem) throw new RunDirError(`${runDir}: ${problem}`);
-  return safeJoin(runDir, 'points', pointId);
+  return paths.pointDir(runDir, pointId);
 }
 
 export function attemptDir(runDir: string, pointId: string, attempt: number): string {
-  if (!Number.isInteger(attempt) || attempt < 1 || attempt > MAX_ATTEMPT)
+  if (attemptProblem(attempt) !== null)
     throw new RunDirError(
       `${runDir}: attempt ${attempt} of ${pointId} is not a number from 1 to ${MAX_ATTEMPT}`,
     );
-  return safeJoin(pointDir(runDir, pointId), `attempt-${attempt}`);
+  return paths.attemptDirIn(pointDir(runDir, pointId), attempt);
 }
 
-export const ATTEMPT_FILES = {
-  point: 'point.json',
-  status: 'status.json',
-  result: 'result.json',
-  requests: 'requests.jsonl',
-  log: 'server.log',
-} as const;
+/** `<run>/points/<id>/spec.json`, the spec an attempt's child reads. */
+export const pointSpecPath = (runDir: string, pointId: string): string =>
+  paths.fileIn(pointDir(runDir, pointId), POINT_FILES.spec);
+
+export { ATTEMPT_FILES };
 
 export async function writeJson(path: string, value: unknown): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
@@ -77,7 +78,7 @@ async function readJson<T>(path: string, schema: z.ZodType<T>, what: string): Pr
 }
 
 export async function writeManifest(runDir: string, manifest: RunManifest): Promise<void> {
-  await mkdir(join(runDir, 'points'), { recursive: true });
+  await mkdir(paths.pointsDir(runDir), { recursive: true });
   await writeJson(manifestPath(runDir), manifest);
 }
 
@@ -115,7 +116,7 @@ export async function pointState(runDir: string, pointId: string): Promise<Point
   const attempts = await attemptsOf(runDir, pointId);
   const last = attempts.at(-1);
   if (last === undefined) return { state: 'pending', attempts: 0, status: null, incomplete: false };
-  const path = join(attemptDir(runDir, pointId, last), ATTEMPT_FILES.status);
+  const path = paths.fileIn(attemptDir(runDir, pointId, last), ATTEMPT_FILES.status);
   if (!existsSync(path))
     return { state: 'pending', attempts: attempts.length, status: null, incomplete: true };
   const status = await readStatus(path);
@@ -144,7 +145,10 @@ export async function resultHeadline(
   attempt: number,
 ): Promise<{ totalPerGpu: number | null; interactivity: number | null } | null> {
   try {
-    const text = await readFile(join(attemptDir(runDir, pointId, attempt), ATTEMPT_FILES.result), 'utf8');
+    const text = await readFile(
+      paths.fileIn(attemptDir(runDir, pointId, attempt), ATTEMPT_FILES.result),
+      'utf8',
+    );
     const r = JSON.parse(text) as {
       throughput?: { perGpu?: { total?: number | null } };
       interactivity?: { median?: number | null };

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import type { PointSpec, PointStatus, RunManifest } from '../schema/run-dir.ts';
-import { assertRealInside, safeJoin } from '../schema/safe-path.ts';
+import { POINT_FILES, type PointSpec, type PointStatus, type RunManifest } from '../schema/run-dir.ts';
+import { assertRealInside } from '../schema/safe-path.ts';
 import type { AttemptJob, PointExecutor, RunningAttempt } from './executors/types.ts';
-import { attemptDir, nextAttempt, pointDir, pointStates, writeJson } from './run-dir.ts';
+import { attemptDir, nextAttempt, pointSpecPath, pointStates, writeJson } from './run-dir.ts';
 
 /**
  * Runs the points of a run directory through an executor: the canary first when asked, then the rest
@@ -42,7 +42,7 @@ export interface SweepOutcome {
   canaryFailed: boolean;
 }
 
-export const SPEC_FILE = 'spec.json';
+export const SPEC_FILE = POINT_FILES.spec;
 
 function describe(s: PointStatus): string {
   return s.status === 'ok'
@@ -101,7 +101,7 @@ export async function runSweep(
 
   // Every point's folder is checked (links resolved) to lie inside the run directory before it is written.
   for (const spec of queue) {
-    const file = safeJoin(pointDir(runDir, spec.pointId), SPEC_FILE);
+    const file = pointSpecPath(runDir, spec.pointId);
     assertRealInside(runDir, file);
     await writeJson(file, spec);
   }
@@ -117,7 +117,7 @@ export async function runSweep(
   const jobOf = (spec: PointSpec, attempt: number): AttemptJob => {
     const dir = attemptDir(runDir, spec.pointId, attempt);
     assertRealInside(runDir, dir);
-    return { spec, attempt, dir, specFile: safeJoin(pointDir(runDir, spec.pointId), SPEC_FILE) };
+    return { spec, attempt, dir, specFile: pointSpecPath(runDir, spec.pointId) };
   };
 
   const launch = async (spec: PointSpec): Promise<void> => {

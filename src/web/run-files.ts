@@ -1,7 +1,8 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
+import { resolve, sep } from 'node:path';
 import { EngineLaunchSchema } from '../schema/engine-launch.ts';
-import { isPointId, isRunId, MAX_ATTEMPT } from '../schema/run-dir.ts';
+import { ATTEMPT_FILES, attemptProblem, isPointId, isRunId, RUN_TOP_FILES } from '../schema/run-dir.ts';
+import { attemptFile as attemptPath, manifestPath } from '../schema/run-dir-paths.ts';
 import { safeJoin } from '../schema/safe-path.ts';
 import type { StoredRun } from '../schema/store.ts';
 import type { RunFileName } from '../schema/web-api.ts';
@@ -52,7 +53,7 @@ export class RunDirs {
     const notes: string[] = [];
     for (const root of this.roots) {
       const dir = safeJoin(root, run.runId);
-      const manifest = join(dir, 'manifest.json');
+      const manifest = manifestPath(dir);
       let stamp: string;
       try {
         const st = statSync(manifest);
@@ -87,7 +88,7 @@ export class RunDirs {
       note:
         this.roots.length === 0
           ? 'this server was started without a runs folder (infx serve --runs DIR)'
-          : `no folder ${run.runId}/ with a manifest.json under ${this.roots.join(', ')} (start infx serve with --runs DIR, the folder holding the run directory)`,
+          : `no folder ${run.runId}/ with a ${RUN_TOP_FILES.manifest} under ${this.roots.join(', ')} (start infx serve with --runs DIR, the folder holding the run directory)`,
     };
   }
 }
@@ -99,8 +100,8 @@ export function attemptFile(
   attempt: number,
   name: RunFileName,
 ): string | null {
-  if (!isPointId(pointId) || !Number.isInteger(attempt) || attempt < 1 || attempt > MAX_ATTEMPT) return null;
-  const path = safeJoin(runDir, 'points', pointId, `attempt-${attempt}`, name);
+  if (!isPointId(pointId) || attemptProblem(attempt) !== null) return null;
+  const path = attemptPath(runDir, pointId, attempt, name);
   try {
     return statSync(path).isFile() && inside(runDir, path) ? path : null;
   } catch {
@@ -125,7 +126,7 @@ function readJson(path: string | null): unknown {
 
 /** The engine processes point.json says were launched (null: no readable launch). */
 export function engineCommands(runDir: string, pointId: string, attempt: number): EngineCommand[] | null {
-  const doc = readJson(attemptFile(runDir, pointId, attempt, 'point.json')) as
+  const doc = readJson(attemptFile(runDir, pointId, attempt, ATTEMPT_FILES.point)) as
     | { launch?: unknown }
     | undefined;
   const launch = EngineLaunchSchema.safeParse(doc?.launch);
@@ -139,7 +140,7 @@ export function engineCommands(runDir: string, pointId: string, attempt: number)
 
 /** The last lines of server.log that status.json keeps for a failed engine. */
 export function logTail(runDir: string, pointId: string, attempt: number): string[] {
-  const doc = readJson(attemptFile(runDir, pointId, attempt, 'status.json')) as
+  const doc = readJson(attemptFile(runDir, pointId, attempt, ATTEMPT_FILES.status)) as
     | { logTail?: unknown }
     | undefined;
   const tail = doc?.logTail;

@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiErrorSchema } from '../../src/schema/web-api.ts';
 import { openStore } from '../../src/store/db.ts';
 import { ingestRunDir } from '../../src/store/ingest.ts';
-import { syntheticRow, writeSyntheticRun } from '../../src/store/synthetic.ts';
 import { hostAllowed, startWebServer } from '../../src/web/server.ts';
 import { tmpDir } from '../helpers.ts';
 import { BACKENDS, freshStore, requirePostgres } from '../store-helpers.ts';
+import { syntheticRow, writeSyntheticRun } from '../support/synthetic.ts';
 import { type Finished, spawnInfx } from '../sweep-helpers.ts';
 
 /**

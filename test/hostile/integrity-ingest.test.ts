@@ -6,10 +6,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/db.ts';
 import { ingestRunDir } from '../../src/store/ingest.ts';
 import { RunIdentityError } from '../../src/store/run-dir-reader.ts';
-import { type SyntheticPoint, syntheticRow, writeSyntheticRun } from '../../src/store/synthetic.ts';
 import { verifyRun } from '../../src/store/verify.ts';
 import { runCli, tmpDir } from '../helpers.ts';
 import { BACKENDS, freshStore, PG_URL, requirePostgres } from '../store-helpers.ts';
+import { type SyntheticPoint, syntheticRow, writeSyntheticRun } from '../support/synthetic.ts';
 import { infx } from '../sweep-helpers.ts';
 
 /**

@@ -16,9 +16,9 @@ import { PathEscapeError, safeJoin } from '../../src/schema/safe-path.ts';
 import { ApiErrorSchema } from '../../src/schema/web-api.ts';
 import { openStore } from '../../src/store/db.ts';
 import { ingestRunDir } from '../../src/store/ingest.ts';
-import { syntheticRow, writeSyntheticRun } from '../../src/store/synthetic.ts';
 import { startWebServer, type WebServer } from '../../src/web/server.ts';
 import { runCli, tmpDir } from '../helpers.ts';
+import { syntheticRow, writeSyntheticRun } from '../support/synthetic.ts';
 import { FAST, smallRow, writeMatrix } from '../sweep-helpers.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { type MatrixRow, MatrixRowSchema } from '../../schema/matrix-row.ts';
+import { isMultiNode, type MatrixRow, MatrixRowSchema } from '../../schema/matrix-row.ts';
 import type { SimSetup } from '../engine/config.ts';
 import type { DisaggSetup } from '../engine/disagg.ts';
 import { setupOfRow } from '../engine/rows.ts';
@@ -13,9 +13,10 @@ export class ServeSetupError extends Error {}
  * row with several workers would need a router in front of them: not served.
  */
 export function setupFromRow(row: MatrixRow): SimSetup | DisaggSetup {
-  if ('prefill' in row && row.decode['num-worker'] === 0 && row.prefill['num-worker'] !== 1)
+  if (isMultiNode(row) && row.decode['num-worker'] === 0 && row.prefill['num-worker'] !== 1)
     throw new ServeSetupError('an aggregated multi-node row with several workers is not supported yet');
-  return setupOfRow(row as unknown as Record<string, unknown>);
+  // setupOfRow reads any record (infx predict hands it unvalidated JSON); a typed row is one.
+  return setupOfRow(row);
 }
 
 /**

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { POINT_GPUS_ENV } from '../../engines/devices.ts';
 import { ENGINE_GROUPS_FILE, type Reaped, reapGroups } from '../../engines/groups.ts';
 import { infxCommand } from '../../engines/sim.ts';
+import { ATTEMPT_FILES } from '../../schema/run-dir.ts';
 import { finishedStatus } from './finish.ts';
 import { GpuSlots, hostGpus } from './gpu-slots.ts';
 import type { AttemptJob, PointExecutor, RunningAttempt } from './types.ts';
@@ -16,7 +17,7 @@ import type { AttemptJob, PointExecutor, RunningAttempt } from './types.ts';
  * its GPUs from the host's slots (gpu-slots.ts) and is told which in INFX_POINT_GPUS.
  */
 
-export const POINT_LOG = 'infx.log';
+export const POINT_LOG = ATTEMPT_FILES.pointLog;
 
 /** `infx sweep point` arguments for one attempt (the Slurm executor runs the same line). */
 export function pointCommand(job: AttemptJob, extra: readonly string[] = []): string[] {

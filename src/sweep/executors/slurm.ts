@@ -1,7 +1,8 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ENGINE_GROUPS_FILE, reapGroups } from '../../engines/groups.ts';
-import type { PointSpec, PointStatus } from '../../schema/run-dir.ts';
+import { isMultiNode } from '../../schema/matrix-row.ts';
+import { ATTEMPT_FILES, type PointSpec, type PointStatus } from '../../schema/run-dir.ts';
 import { writeJson } from '../run-dir.ts';
 import { finishedStatus } from './finish.ts';
 import { noteReaped, POINT_LOG, pointCommand } from './local.ts';
@@ -35,7 +36,7 @@ export interface SlurmExecutorOptions {
 }
 
 /** The job id of an attempt, written as soon as it is submitted, so a later sweep can find the job. */
-export const JOB_FILE = 'slurm-job.json';
+export const JOB_FILE = ATTEMPT_FILES.slurmJob;
 
 type Size = { nodes: number; gpusPerNode: number } | { components: JobComponent[] };
 
@@ -45,7 +46,7 @@ const nodesFor = (gpus: number, perNode: number) => Math.max(1, Math.ceil(gpus /
 export function jobSize(spec: PointSpec, gpusPerNode: number): Size {
   if (spec.engine.kind === 'sim') return { nodes: 1, gpusPerNode: 0 };
   const row = spec.row;
-  if ('prefill' in row && row.disagg) {
+  if (isMultiNode(row) && row.disagg) {
     const pool = (gpus: number, workers: number): JobComponent => {
       const perWorker = gpus / Math.max(1, workers);
       return {

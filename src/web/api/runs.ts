@@ -1,6 +1,12 @@
 import { curveLabel } from '../../analysis/labels.ts';
 import type { EngineKind } from '../../schema/curve.ts';
-import type { PointPhase, PointSpec, RunManifest, SkippedRow } from '../../schema/run-dir.ts';
+import {
+  ATTEMPT_FILES,
+  type PointPhase,
+  type PointSpec,
+  type RunManifest,
+  type SkippedRow,
+} from '../../schema/run-dir.ts';
 import type { AttemptStatus, PointOutcome, RunStatus, StoredRun } from '../../schema/store.ts';
 import { RUN_FILE_NAMES, type RunAttempt, type RunDetail, type RunFileName } from '../../schema/web-api.ts';
 import type { Store } from '../../store/db.ts';
@@ -136,8 +142,8 @@ async function buildDetail(ctx: ApiContext, run: StoredRun, located: Located): P
         attempts: list,
         links: {
           result: p.valid === null ? null : `${pointPath(runId, p.point_id)}/result`,
-          requests: shown?.files['requests.jsonl'] ?? null,
-          serverLog: shown?.files['server.log'] ?? null,
+          requests: shown?.files[ATTEMPT_FILES.requests] ?? null,
+          serverLog: shown?.files[ATTEMPT_FILES.log] ?? null,
         },
       };
     }),
@@ -162,11 +168,11 @@ export async function pointResult(ctx: ApiContext, runId: string, pointId: strin
 }
 
 const FILE_TYPES: Record<RunFileName, string> = {
-  'requests.jsonl': 'text/plain; charset=utf-8',
-  'server.log': 'text/plain; charset=utf-8',
-  'infx.log': 'text/plain; charset=utf-8',
-  'status.json': 'application/json; charset=utf-8',
-  'point.json': 'application/json; charset=utf-8',
+  [ATTEMPT_FILES.requests]: 'text/plain; charset=utf-8',
+  [ATTEMPT_FILES.log]: 'text/plain; charset=utf-8',
+  [ATTEMPT_FILES.pointLog]: 'text/plain; charset=utf-8',
+  [ATTEMPT_FILES.status]: 'application/json; charset=utf-8',
+  [ATTEMPT_FILES.point]: 'application/json; charset=utf-8',
 };
 
 export async function pointFile(

@@ -1,19 +1,25 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EngineKind } from '../schema/curve.ts';
-import type { SingleNodeFixedRow } from '../schema/matrix-row.ts';
-import { POINT_RESULT_SCHEMA_VERSION, type PointResult, type Stats } from '../schema/point-result.ts';
-import { REFERENCE_BENCH, referencePromptCount, referenceWarmupCount } from '../schema/reference-client.ts';
+import type { EngineKind } from '../../src/schema/curve.ts';
+import type { SingleNodeFixedRow } from '../../src/schema/matrix-row.ts';
+import { POINT_RESULT_SCHEMA_VERSION, type PointResult, type Stats } from '../../src/schema/point-result.ts';
 import {
+  REFERENCE_BENCH,
+  referencePromptCount,
+  referenceWarmupCount,
+} from '../../src/schema/reference-client.ts';
+import {
+  ATTEMPT_FILES,
+  POINT_FILES,
   type PointAttempt,
   type PointPhase,
   type PointSpec,
   type PointStatus,
   RUN_DIR_SCHEMA_VERSION,
   type RunManifest,
-} from '../schema/run-dir.ts';
-import { assertFixedSeqLen } from '../schema/workload.ts';
-import { RUN_FILES } from './run-dir-reader.ts';
+} from '../../src/schema/run-dir.ts';
+import { attemptDirIn, fileIn, manifestPath, pointDir, pointsDir } from '../../src/schema/run-dir-paths.ts';
+import { assertFixedSeqLen } from '../../src/schema/workload.ts';
 
 /**
  * Synthetic run directories, every file valid against its schema, written in the documented layout: for
@@ -275,7 +281,7 @@ function writeAttempt(dir: string, spec: PointSpec, n: number, a: SyntheticAttem
     launch: null,
     slurmJobId: null,
   };
-  write(join(dir, RUN_FILES.point), point);
+  write(fileIn(dir, ATTEMPT_FILES.point), point);
   if (a.kind === 'no-status') return;
   const ok = a.kind === 'ok';
   const status: PointStatus = {
@@ -294,9 +300,9 @@ function writeAttempt(dir: string, spec: PointSpec, n: number, a: SyntheticAttem
     engineExit: null,
     logTail: [],
   };
-  write(join(dir, RUN_FILES.status), status);
+  write(fileIn(dir, ATTEMPT_FILES.status), status);
   if (ok || (a.kind === 'failed' && a.withResult))
-    write(join(dir, RUN_FILES.result), syntheticResult(spec, a.kind === 'ok' ? a.tput : undefined));
+    write(fileIn(dir, ATTEMPT_FILES.result), syntheticResult(spec, a.kind === 'ok' ? a.tput : undefined));
 }
 
 /** Writes a run directory `<out>/<runId>` and returns its path. */
@@ -309,14 +315,14 @@ export function writeSyntheticRun(
 ): string {
   const runDir = join(out, runId);
   const specs = points.map((p, i) => syntheticSpec(runId, i, p.row, p.conc, opts.engine));
-  mkdirSync(join(runDir, 'points'), { recursive: true });
-  write(join(runDir, RUN_FILES.manifest), syntheticManifest(runId, createdAt, specs));
+  mkdirSync(pointsDir(runDir), { recursive: true });
+  write(manifestPath(runDir), syntheticManifest(runId, createdAt, specs));
   specs.forEach((spec, i) => {
-    const dir = join(runDir, 'points', spec.pointId);
+    const dir = pointDir(runDir, spec.pointId);
     mkdirSync(dir, { recursive: true });
-    write(join(dir, RUN_FILES.spec), spec);
+    write(fileIn(dir, POINT_FILES.spec), spec);
     points[i]!.attempts.forEach((a, k) => {
-      writeAttempt(join(dir, `attempt-${k + 1}`), spec, k + 1, a, createdAt);
+      writeAttempt(attemptDirIn(dir, k + 1), spec, k + 1, a, createdAt);
     });
   });
   return runDir;
