@@ -1,13 +1,16 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkImports, parseLayerTable } from './architecture-check.ts';
+import { checkImports, longFiles, parseLayerTable } from './architecture-check.ts';
 import { REPO_ROOT, tmpDir } from './helpers.ts';
 
 /**
  * The layer table of docs/architecture.md is the rule for imports: every relative import of every source
- * file under src/ may reach only its own folder or a folder its row names, and no import circles.
+ * file under src/ may reach only its own folder or a folder its row names, and no import circles. No file
+ * under src/ is over 500 lines.
  */
+
+const MAX_LINES = 500;
 
 const SRC = join(REPO_ROOT, 'src');
 const table = parseLayerTable(readFileSync(join(REPO_ROOT, 'docs/architecture.md'), 'utf8'));
@@ -35,6 +38,42 @@ describe('architecture', () => {
     expect(report.imports).toBeGreaterThan(1000);
     expect(report.forbidden).toEqual([]);
     expect(report.circles).toEqual([]);
+  });
+
+  it(`no file in src/ is over ${MAX_LINES} lines`, () => {
+    expect(longFiles(SRC, MAX_LINES)).toEqual([]);
+  });
+
+  it('the line count finds a long file (tests and styles too) and lists the longest first', () => {
+    const lines = (n: number) => 'x\n'.repeat(n);
+    const src = tree({
+      'a/ok.ts': lines(500),
+      'a/long.ts': lines(501),
+      'a/long.test.ts': `${lines(600)}no newline at the end`,
+      'b/ui/style.css': lines(502),
+    });
+    expect(longFiles(src, 500)).toEqual([
+      'a/long.test.ts: 601 lines',
+      'b/ui/style.css: 502 lines',
+      'a/long.ts: 501 lines',
+    ]);
+  });
+
+  it('an application row may import every layer but those it names', () => {
+    const src = tree({
+      'schema/s.ts': 'export const s = 1;\n',
+      'cli/main.ts': "import { d } from '../demo/d.ts';\nexport const m = d;\n",
+      'demo/d.ts': "import { s } from '../schema/s.ts';\nexport const d = () => import('../cli/main.ts');\n",
+      'demo/e.ts': "import { s } from '../schema/s.ts';\nexport const e = s;\n",
+    });
+    const rules = parseLayerTable(
+      [
+        '| `src/schema/` | shapes | nothing of ours |',
+        '| `src/demo/` | the demo | every layer but cli |',
+        '| `src/cli/` | the command | every layer |',
+      ].join('\n'),
+    );
+    expect(checkImports(src, rules).forbidden).toEqual(['demo/d.ts imports cli (../cli/main.ts)']);
   });
 
   it('the check finds a forbidden import (type-only and dynamic ones too) and a circle', () => {
