@@ -1,4 +1,4 @@
-import { COLUMN_HEADING, SHORT_UNIT } from '../../../analysis/axes.ts';
+import { SHORT_UNIT } from '../../../analysis/axes.ts';
 import { headline, sideLabel, verdictLine } from '../../../analysis/compare-format.ts';
 import type { CompareReport, ConfigComparison } from '../../../schema/compare-report.ts';
 import { plural } from '../../../schema/plural.ts';
@@ -27,7 +27,7 @@ function matchedTable(c: ConfigComparison): HTMLElement {
         'tr',
         null,
         [
-          COLUMN_HEADING.interactivity,
+          SHORT_UNIT.interactivity,
           `baseline ${SHORT_UNIT.tput}`,
           `run ${SHORT_UNIT.tput}`,
           'gain',
