@@ -2,9 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /**
- * The import rules of docs/architecture.md, checked over a source tree: every relative import (type-only
- * ones and dynamic `import()` included; tests excluded) may reach only its own layer or a layer its row
- * names, and no file may reach itself again through its imports (a circle).
+ * The rules of docs/architecture.md, checked over a source tree: every relative import (type-only ones
+ * and dynamic `import()` included; tests excluded) may reach only its own layer or a layer its row names,
+ * no file may reach itself again through its imports (a circle), no file is too long to hold in mind, and
+ * what a browser bundle loads imports no package or Node builtin.
  */
 
 /** What a layer may import: the layers named, or every layer but those named (an application layer). */
@@ -134,4 +135,39 @@ function circlesOf(graph: Map<string, string[]>, src: string): string[] {
   };
   for (const v of graph.keys()) if (!index.has(v)) visit(v);
   return out;
+}
+
+const STATEMENT =
+  /(?:^|\n)\s*(?:import|export)\s+(type\s+)?(?:([^'"]*?)\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** `{ type A, type B }`: a clause that names types only, which the build erases. */
+const typesOnly = (clause: string) =>
+  /^\{[^}]*\}$/.test(clause) &&
+  clause
+    .slice(1, -1)
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .every((s) => s.startsWith('type '));
+
+/**
+ * The files a bundle of `entry` loads, following relative value imports (type-only imports are erased by
+ * the build), and every import of a package or a Node builtin among them, as `file imports specifier`.
+ */
+export function reach(entry: string, root: string): { files: string[]; packages: string[] } {
+  const seen = new Set<string>();
+  const packages: string[] = [];
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(STATEMENT)) {
+      const clause = (m[2] ?? '').trim();
+      if (m[1] !== undefined || typesOnly(clause)) continue;
+      const spec = (m[3] ?? m[4]) as string;
+      if (!spec.startsWith('.')) packages.push(`${relative(root, file)} imports ${spec}`);
+      else if (/\.ts$/.test(spec)) visit(resolve(dirname(file), spec));
+    }
+  };
+  visit(entry);
+  return { files: [...seen].map((f) => relative(root, f)).sort(), packages };
 }

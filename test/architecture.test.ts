@@ -1,13 +1,13 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkImports, longFiles, parseLayerTable } from './architecture-check.ts';
+import { checkImports, longFiles, parseLayerTable, reach } from './architecture-check.ts';
 import { REPO_ROOT, tmpDir } from './helpers.ts';
 
 /**
  * The layer table of docs/architecture.md is the rule for imports: every relative import of every source
  * file under src/ may reach only its own folder or a folder its row names, and no import circles. No file
- * under src/ is over 500 lines.
+ * under src/ is over 500 lines, and the dashboard's page loads nothing of Node (nor zod).
  */
 
 const MAX_LINES = 500;
@@ -57,6 +57,30 @@ describe('architecture', () => {
       'b/ui/style.css: 502 lines',
       'a/long.ts: 501 lines',
     ]);
+  });
+
+  it("the dashboard's bundle loads no package and nothing of Node: the analysis modules it shares are browser-safe", () => {
+    const page = reach(join(SRC, 'web/ui/main.ts'), SRC);
+    expect(page.files).toContain('analysis/axes.ts');
+    expect(page.files).toContain('analysis/svg.ts');
+    expect(page.packages).toEqual([]);
+  });
+
+  it('the bundle check follows value imports, skips type-only ones and finds a builtin or a package', () => {
+    const src = tree({
+      'ui/main.ts':
+        "import './style.css';\nimport { a } from '../lib/a.ts';\nimport type { Z } from '../lib/z.ts';\n" +
+        "import { type Y } from '../lib/y.ts';\nexport const m: Z | Y = a;\n",
+      'lib/a.ts':
+        "import { readFileSync } from 'node:fs';\nexport { b } from './b.ts';\nexport const a = 1;\n",
+      'lib/b.ts': "export const b = () => import('kysely');\n",
+      'lib/z.ts': "import * as z from 'zod';\nexport type Z = z.infer<z.ZodNumber>;\n",
+      'lib/y.ts': "import * as z from 'zod';\nexport type Y = z.infer<z.ZodString>;\n",
+    });
+    expect(reach(join(src, 'ui/main.ts'), src)).toEqual({
+      files: ['lib/a.ts', 'lib/b.ts', 'ui/main.ts'],
+      packages: ['lib/a.ts imports node:fs', 'lib/b.ts imports kysely'],
+    });
   });
 
   it('an application row may import every layer but those it names', () => {
