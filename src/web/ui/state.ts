@@ -7,6 +7,7 @@ import {
   type YMetric,
 } from '../../analysis/axes.ts';
 import type { RunStatus } from '../../schema/store.ts';
+import type { FiltersResponse } from '../../schema/web-api.ts';
 import { type Params, queryString } from './api.ts';
 
 /**
@@ -105,6 +106,34 @@ export function filterParams(s: InferenceState): Params {
     hardware: s.hardware,
     framework: s.framework,
   };
+}
+
+/** The API's filter parameters of the selection the server made (/api/filters): what is drawn. */
+export function selectionParams(sel: FiltersResponse['selection']): Params {
+  return {
+    status: sel.run === null ? sel.status : undefined,
+    run: sel.run,
+    model: sel.model,
+    isl: sel.isl,
+    osl: sel.osl,
+    precision: sel.precision,
+    hardware: sel.hardware,
+    framework: sel.framework,
+  };
+}
+
+/** Explicit selections become what the server found valid (a value without data snaps or drops). */
+export function snapState(state: InferenceState, sel: FiltersResponse['selection']): void {
+  if (state.status !== undefined) state.status = sel.status;
+  if (state.run !== undefined) state.run = sel.run ?? undefined;
+  if (state.model !== undefined) state.model = sel.model ?? undefined;
+  if (state.isl !== undefined) {
+    state.isl = sel.isl ?? undefined;
+    state.osl = sel.osl ?? undefined;
+  }
+  state.precision = sel.precision;
+  state.hardware = sel.hardware;
+  state.framework = sel.framework;
 }
 
 /** The URL query of a state, defaults left out. */

@@ -4,9 +4,17 @@ import type { FiltersResponse } from '../../../schema/web-api.ts';
 import { configId } from '../../config-id.ts';
 import { ApiFailure, apiUrl, getJson } from '../api.ts';
 import { ChartPanel } from '../chart-panel.ts';
-import { append, appLink, clear, download, h } from '../dom.ts';
-import { filterParams, type InferenceState, parseState, stateQuery } from '../state.ts';
+import { append, clear, download, h } from '../dom.ts';
+import {
+  filterParams,
+  type InferenceState,
+  parseState,
+  selectionParams,
+  snapState,
+  stateQuery,
+} from '../state.ts';
 import { filterRows } from './inference-filters.ts';
+import { fallbackNotice, noResults } from './inference-notes.ts';
 import { toolbarItems } from './inference-toolbar.ts';
 import type { View } from './view.ts';
 
@@ -48,21 +56,6 @@ export function inferenceView(root: HTMLElement): View {
     history.replaceState(history.state, '', q === '' ? location.pathname : `${location.pathname}?${q}`);
   };
 
-  /** Explicit selections become what the server found valid (a value without data snaps or drops). */
-  function snap(f: FiltersResponse): void {
-    const sel = f.selection;
-    if (state.status !== undefined) state.status = sel.status;
-    if (state.run !== undefined) state.run = sel.run ?? undefined;
-    if (state.model !== undefined) state.model = sel.model ?? undefined;
-    if (state.isl !== undefined) {
-      state.isl = sel.isl ?? undefined;
-      state.osl = sel.osl ?? undefined;
-    }
-    state.precision = sel.precision;
-    state.hardware = sel.hardware;
-    state.framework = sel.framework;
-  }
-
   async function load(): Promise<void> {
     const my = ++seq;
     status.textContent = 'Loading…';
@@ -71,7 +64,7 @@ export function inferenceView(root: HTMLElement): View {
       const f = await getJson<FiltersResponse>('/api/filters', filterParams(state));
       if (my !== seq) return;
       const asked = state.status ?? 'official';
-      snap(f);
+      snapState(state, f.selection);
       filters = f;
       renderFilters(f);
       if (f.selection.model === null) {
@@ -79,17 +72,7 @@ export function inferenceView(root: HTMLElement): View {
         renderEmpty();
         return;
       }
-      const sel = f.selection;
-      const pts = await getJson<CurvePoint[]>('/api/points', {
-        status: sel.run === null ? sel.status : undefined,
-        run: sel.run,
-        model: sel.model,
-        isl: sel.isl,
-        osl: sel.osl,
-        precision: sel.precision,
-        hardware: sel.hardware,
-        framework: sel.framework,
-      });
+      const pts = await getJson<CurvePoint[]>('/api/points', selectionParams(f.selection));
       if (my !== seq) return;
       points = pts;
       status.textContent = '';
@@ -103,21 +86,17 @@ export function inferenceView(root: HTMLElement): View {
     }
   }
 
-  /**
-   * The default view shows official results; where none are stored (the demo stores simulated results as
-   * unofficial) the server falls back to another status: say so, and link to that view.
-   */
   function renderNotice(f: FiltersResponse, asked: string, pts: readonly CurvePoint[]): void {
     clear(notice);
     const shown = f.selection.status;
     notice.hidden = f.selection.run !== null || asked === shown;
     if (notice.hidden) return;
-    const simulated = pts.some((p) => p.engine.kind === 'simulated');
     notice.append(
-      `No ${asked} results are stored, so this shows the latest ${shown} results instead` +
-        (simulated ? ", labelled simulated where infx's simulated engine served them" : '') +
-        '. ',
-      appLink(`/?status=${encodeURIComponent(shown)}`, `Open the ${shown} view`, { 'data-status': shown }),
+      ...fallbackNotice(
+        asked,
+        shown,
+        pts.some((p) => p.engine.kind === 'simulated'),
+      ),
     );
   }
 
@@ -127,18 +106,7 @@ export function inferenceView(root: HTMLElement): View {
     clear(toolbar);
     chartCard.hidden = true;
     clear(filterCard);
-    filterCard.append(
-      h('h2', null, 'No results stored yet'),
-      h(
-        'p',
-        null,
-        'Run a sweep and store it: ',
-        h('code', null, 'infx sweep … --out runs'),
-        ' then ',
-        h('code', null, 'infx ingest runs/<run-id>'),
-        '. This page shows them as soon as they are stored.',
-      ),
-    );
+    filterCard.append(...noResults());
     writeUrl();
   }
 
@@ -161,20 +129,8 @@ export function inferenceView(root: HTMLElement): View {
     );
   }
 
-  function effectiveFilters() {
-    const sel = filters?.selection;
-    if (!sel) return filterParams(state);
-    return {
-      status: sel.run === null ? sel.status : undefined,
-      run: sel.run,
-      model: sel.model,
-      isl: sel.isl,
-      osl: sel.osl,
-      precision: sel.precision,
-      hardware: sel.hardware,
-      framework: sel.framework,
-    };
-  }
+  /** The filters of what is drawn: the server's selection once it has answered. */
+  const effectiveFilters = () => (filters ? selectionParams(filters.selection) : filterParams(state));
 
   async function share(e: Event): Promise<void> {
     const button = e.currentTarget as HTMLButtonElement;
