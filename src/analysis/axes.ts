@@ -170,6 +170,7 @@ export const SHORT_UNIT = {
   ttft: X_AXIS.ttft.unit,
   e2el: X_AXIS.e2el.unit,
   cost: '$/M tok',
+  energy: 'J/output token',
 } as const;
 
 /** Headings of the metric columns of a table of points (a run's points). */

@@ -1,4 +1,4 @@
-import { SHORT_LABEL, X_AXIS, yAxisSpec } from '../../analysis/axes.ts';
+import { SHORT_LABEL, SHORT_UNIT, X_AXIS, yAxisSpec } from '../../analysis/axes.ts';
 import type { ChartOptions, ChartSeries } from '../../analysis/chart.ts';
 import { gpuHourPrice } from '../../analysis/cost.ts';
 import { engineLabel, parallelismLabel } from '../../analysis/labels.ts';
@@ -48,7 +48,7 @@ function rows(p: CurvePoint, o: ChartOptions): HTMLElement[] {
     ),
     m.joulesPerOutputToken === null
       ? null
-      : row(SHORT_LABEL.energy, `${fmt(m.joulesPerOutputToken)} J/output token`),
+      : row(SHORT_LABEL.energy, `${fmt(m.joulesPerOutputToken)} ${SHORT_UNIT.energy}`),
     row('Engine', engineLabel(p.engine), `tip-row engine ${p.engine.kind}`),
     row('Concurrency', String(p.conc)),
     row('GPUs', `${p.gpus} · ${parallelismLabel(p.config)}`),

@@ -2,6 +2,7 @@ import {
   axisTitle,
   CHART_STATS,
   type ChartStat,
+  SHORT_LABEL,
   STAT_LABEL,
   X_AXES,
   X_AXIS,
@@ -97,7 +98,7 @@ export function compareView(root: HTMLElement): View {
           },
         ),
         field(
-          'Interactivity',
+          SHORT_LABEL.interactivity,
           'interactivity',
           CHART_STATS.map((s) => ({ value: s, label: STAT_LABEL[s] })),
           stat,
