@@ -2,14 +2,22 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /**
- * The import rules of docs/architecture.md, checked over a source tree: every relative import (type-only
- * ones and dynamic `import()` included; tests excluded) may reach only its own layer or a layer its row
- * names, and no file may reach itself again through its imports (a circle).
+ * The rules of docs/architecture.md, checked over a source tree: every relative import (type-only ones
+ * and dynamic `import()` included; tests excluded) may reach only its own layer or a layer its row names,
+ * no file may reach itself again through its imports (a circle), no file is too long to hold in mind, and
+ * what a browser bundle loads imports no package or Node builtin.
  */
 
-export type LayerTable = Map<string, Set<string> | 'all'>;
+/** What a layer may import: the layers named, or every layer but those named (an application layer). */
+export type Allowed = { only: Set<string> } | { allBut: Set<string> };
+export type LayerTable = Map<string, Allowed>;
 
-/** The layer table of an architecture document: `| \`src/<layer>/\` | owns | may import |` rows. */
+const names = (list: string) => new Set(list.split(',').map((s) => s.trim()));
+
+/**
+ * The layer table of an architecture document: `| \`src/<layer>/\` | owns | may import |` rows, the last
+ * cell `nothing of ours`, `every layer`, `every layer but a, b` or a list `a, b`.
+ */
 export function parseLayerTable(doc: string): LayerTable {
   const table: LayerTable = new Map();
   for (const line of doc.split('\n')) {
@@ -17,21 +25,43 @@ export function parseLayerTable(doc: string): LayerTable {
     const layer = /^`src\/([a-z-]+)\/`$/.exec(cells[1] ?? '')?.[1];
     if (layer === undefined || cells.length !== 5) continue;
     const allowed = (cells[3] as string).replace(/\(.*\)$/, '').trim();
-    if (/^every layer/.test(allowed)) table.set(layer, 'all');
-    else if (allowed === 'nothing of ours') table.set(layer, new Set());
-    else table.set(layer, new Set(allowed.split(',').map((s) => s.trim())));
+    const but = /^every layer but (.+)$/.exec(allowed)?.[1];
+    if (but !== undefined) table.set(layer, { allBut: names(but) });
+    else if (/^every layer/.test(allowed)) table.set(layer, { allBut: new Set() });
+    else if (allowed === 'nothing of ours') table.set(layer, { only: new Set() });
+    else table.set(layer, { only: names(allowed) });
   }
   return table;
 }
 
-function sourceFiles(dir: string): string[] {
+const allows = (a: Allowed | undefined, to: string): boolean =>
+  a !== undefined && ('only' in a ? a.only.has(to) : !a.allBut.has(to));
+
+function filesUnder(dir: string): string[] {
   const out: string[] = [];
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...sourceFiles(p));
-    else if (/\.ts$/.test(e.name) && !/\.test\.ts$|\.d\.ts$/.test(e.name)) out.push(p);
+    if (e.isDirectory()) out.push(...filesUnder(p));
+    else out.push(p);
   }
   return out;
+}
+
+const sourceFiles = (dir: string) =>
+  filesUnder(dir).filter((p) => /\.ts$/.test(p) && !/\.test\.ts$|\.d\.ts$/.test(p));
+
+/**
+ * `path: N lines` for every file under `src` (tests, styles and markup included) longer than `max` lines,
+ * longest first: a file that long no longer fits in mind at once.
+ */
+export function longFiles(src: string, max: number): string[] {
+  const long: [string, number][] = [];
+  for (const file of filesUnder(src)) {
+    const text = readFileSync(file, 'utf8');
+    const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    if (lines > max) long.push([relative(src, file), lines]);
+  }
+  return long.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([f, n]) => `${f}: ${n} lines`);
 }
 
 const IMPORT =
@@ -64,7 +94,7 @@ export function checkImports(src: string, table: LayerTable): ImportReport {
       imports++;
       if (known.has(target)) deps.push(target);
       const to = layerOf(target);
-      if (to === from || allowed === 'all' || allowed?.has(to)) continue;
+      if (to === from || allows(allowed, to)) continue;
       forbidden.push(`${relative(src, file)} imports ${to} (${spec})`);
     }
     graph.set(file, deps);
@@ -105,4 +135,39 @@ function circlesOf(graph: Map<string, string[]>, src: string): string[] {
   };
   for (const v of graph.keys()) if (!index.has(v)) visit(v);
   return out;
+}
+
+const STATEMENT =
+  /(?:^|\n)\s*(?:import|export)\s+(type\s+)?(?:([^'"]*?)\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** `{ type A, type B }`: a clause that names types only, which the build erases. */
+const typesOnly = (clause: string) =>
+  /^\{[^}]*\}$/.test(clause) &&
+  clause
+    .slice(1, -1)
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .every((s) => s.startsWith('type '));
+
+/**
+ * The files a bundle of `entry` loads, following relative value imports (type-only imports are erased by
+ * the build), and every import of a package or a Node builtin among them, as `file imports specifier`.
+ */
+export function reach(entry: string, root: string): { files: string[]; packages: string[] } {
+  const seen = new Set<string>();
+  const packages: string[] = [];
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(STATEMENT)) {
+      const clause = (m[2] ?? '').trim();
+      if (m[1] !== undefined || typesOnly(clause)) continue;
+      const spec = (m[3] ?? m[4]) as string;
+      if (!spec.startsWith('.')) packages.push(`${relative(root, file)} imports ${spec}`);
+      else if (/\.ts$/.test(spec)) visit(resolve(dirname(file), spec));
+    }
+  };
+  visit(entry);
+  return { files: [...seen].map((f) => relative(root, f)).sort(), packages };
 }

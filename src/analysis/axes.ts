@@ -1,13 +1,21 @@
 import type { CurvePoint } from '../schema/curve.ts';
 import { costPerMillionTokens, gpuHourPrice } from './cost.ts';
 
-/** The axes a curve is drawn and compared on: which metric, its unit, and which way is better. */
+/**
+ * The axes a curve is drawn and compared on: which metric, its unit, and which way is better; and every
+ * name a metric is shown under (axis titles, the dashboard's menus, tooltips and table headings), so the
+ * CLI's charts and the dashboard never name a metric two ways. Browser-safe: the dashboard bundles it.
+ */
 
 export type Direction = 'max' | 'min';
 export type XAxis = 'interactivity' | 'e2el' | 'ttft';
 export const X_AXES = ['interactivity', 'e2el', 'ttft'] as const satisfies readonly XAxis[];
 /** Which statistic of a per-request distribution: median, or a slow-user tail. */
 export type Stat = 'median' | 'p90' | 'p99';
+/** The statistics a user picks for a chart's interactivity or latency axis (the dashboard offers these). */
+export const CHART_STATS = ['median', 'p90'] as const satisfies readonly Stat[];
+export type ChartStat = (typeof CHART_STATS)[number];
+export const STAT_LABEL: Readonly<Record<ChartStat, string>> = { median: 'median', p90: 'p90 (slow users)' };
 
 export interface AxisSpec {
   label: string;
@@ -43,11 +51,16 @@ export const X_AXIS: Readonly<Record<XAxis, AxisSpec>> = {
   },
 };
 
+/** An axis title: `Interactivity (tok/s/user)`. */
+export const axisTitle = (spec: Pick<AxisSpec, 'label' | 'unit'>): string => `${spec.label} (${spec.unit})`;
+
+const PER_GPU = 'tok/s/GPU';
+
 /** The default y axis of every curve: total tokens per second per allocated GPU (higher is better). */
 export const Y_AXIS: AxisSpec = {
   label: 'Throughput per GPU',
   unit: 'tok/s',
-  valueUnit: 'tok/s/GPU',
+  valueUnit: PER_GPU,
   direction: 'max',
   value: (p) => p.metrics.tputPerGpu,
 };
@@ -76,10 +89,12 @@ const INPUT: Tput = (p) => p.metrics.inputTputPerGpu;
 const throughput = (label: string, value: Tput): AxisSpec => ({
   label,
   unit: 'tok/s',
-  valueUnit: 'tok/s/GPU',
+  valueUnit: PER_GPU,
   direction: 'max',
   value,
 });
+
+const COST_LABEL = 'Cost per million tokens';
 
 const cost = (label: string, tput: Tput, price: number | null | undefined): AxisSpec => ({
   label,
@@ -101,7 +116,7 @@ export function yAxisSpec(metric: YMetric = 'tput', pricePerGpuHour?: number | n
     case 'input':
       return throughput('Input throughput per GPU', INPUT);
     case 'cost':
-      return cost('Cost per million tokens', TOTAL, pricePerGpuHour);
+      return cost(COST_LABEL, TOTAL, pricePerGpuHour);
     case 'cost-output':
       return cost('Cost per million output tokens', OUTPUT, pricePerGpuHour);
     case 'cost-input':
@@ -115,6 +130,56 @@ export function yAxisSpec(metric: YMetric = 'tput', pricePerGpuHour?: number | n
       };
   }
 }
+
+/** The y metrics as the dashboard's menu groups them, each with its name in the menu. */
+export const Y_METRIC_GROUPS: readonly { label: string; options: readonly (readonly [YMetric, string])[] }[] =
+  [
+    {
+      label: Y_AXIS.label,
+      options: [
+        ['tput', 'Total tok/s per GPU'],
+        ['output', 'Output tok/s per GPU'],
+        ['input', 'Input tok/s per GPU'],
+      ],
+    },
+    {
+      label: COST_LABEL,
+      options: [
+        ['cost', '$ per M total tokens'],
+        ['cost-output', '$ per M output tokens'],
+        ['cost-input', '$ per M input tokens'],
+      ],
+    },
+    { label: 'Energy', options: [['energy', 'J per output token']] },
+  ];
+
+/** Short names of the metrics where an axis title does not fit: tooltip rows and table headings. */
+export const SHORT_LABEL = {
+  tput: 'Throughput/GPU',
+  interactivity: X_AXIS.interactivity.label,
+  ttft: 'TTFT',
+  e2el: 'E2E latency',
+  cost: 'Cost',
+  energy: 'Energy',
+} as const;
+
+/** Units as short as a table heading needs them. */
+export const SHORT_UNIT = {
+  tput: PER_GPU,
+  interactivity: X_AXIS.interactivity.unit,
+  ttft: X_AXIS.ttft.unit,
+  e2el: X_AXIS.e2el.unit,
+  cost: '$/M tok',
+  energy: 'J/output token',
+} as const;
+
+/** Headings of the metric columns of a table of points (a run's points). */
+export const COLUMN_HEADING = {
+  tput: SHORT_UNIT.tput,
+  interactivity: SHORT_UNIT.interactivity,
+  ttft: `${SHORT_LABEL.ttft} ${SHORT_UNIT.ttft}`,
+  e2el: `E2E ${SHORT_UNIT.e2el}`,
+} as const;
 
 export const finite = (v: number | null | undefined): v is number =>
   typeof v === 'number' && Number.isFinite(v);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { curve, curvePoint } from '../../test/support/curve-points.ts';
 import { accelerator } from '../catalog/index.ts';
 import { yAxisSpec } from './axes.ts';
 import { buildChart } from './chart.ts';
 import { renderSvg } from './svg.ts';
-import { curve, curvePoint } from './test-support.ts';
 
 /** The chart's options for the dashboard: other y metrics, front-only points, run labels, SVG hooks. */
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { curve, curvePoint, identity } from '../../test/support/curve-points.ts';
 import { buildChart, PALETTE } from './chart.ts';
-import { curve, curvePoint, identity } from './test-support.ts';
 
 const fp4 = identity({ precision: 'fp4' });
 const runA = {

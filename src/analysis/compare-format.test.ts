@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { curve, identity } from '../../test/support/curve-points.ts';
 import { compareConfig, compareRuns } from './compare.ts';
 import {
   alignTable,
@@ -8,7 +9,6 @@ import {
   spreadPhrase,
   verdictLine,
 } from './compare-format.ts';
-import { curve, identity } from './test-support.ts';
 
 // Baseline (50, 3000)–(100, 1500); run (50, 4000)–(150, 1000): at 75 the run has 3250 vs 2250 (+44.4%),
 // at 100 2500 vs 1500 (+66.7%); the maximum is 4000 vs 3000 (+33.3%).

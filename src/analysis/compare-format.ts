@@ -8,6 +8,7 @@ import type {
   PointVerdict,
   Verdict,
 } from '../schema/compare-report.ts';
+import { SHORT_UNIT } from './axes.ts';
 import { formatValue } from './ticks.ts';
 
 /** `infx compare` output: aligned text tables, or a Markdown section ready to paste into a pull request. */
@@ -156,13 +157,13 @@ const POINT_VERDICT: Record<PointVerdict, string> = {
 };
 
 const MATCHED_HEAD = [
-  'tok/s/user',
-  'baseline tok/s/GPU',
-  'run tok/s/GPU',
+  SHORT_UNIT.interactivity,
+  `baseline ${SHORT_UNIT.tput}`,
+  `run ${SHORT_UNIT.tput}`,
   'gain',
   'verdict',
-  'baseline $/M tok',
-  'run $/M tok',
+  `baseline ${SHORT_UNIT.cost}`,
+  `run ${SHORT_UNIT.cost}`,
 ];
 const CONC_HEAD = ['conc', 'metric', 'baseline', 'run', 'delta', '%'];
 

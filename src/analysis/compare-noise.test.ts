@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { curve, curvePoint } from '../../test/support/curve-points.ts';
 import { CompareReportSchema } from '../schema/compare-report.ts';
 import { compareConfig, compareRuns } from './compare.ts';
 import {
@@ -9,7 +10,6 @@ import {
   pointVerdict,
   sameRunOf,
 } from './compare-noise.ts';
-import { curve, curvePoint } from './test-support.ts';
 
 /** The run-to-run spread and the verdicts, on hand-set points (no measurement, no host load). */
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { curve, curvePoint, identity } from '../../test/support/curve-points.ts';
 import { CompareReportSchema } from '../schema/compare-report.ts';
 import { compareConfig, compareRuns, evenlySpaced } from './compare.ts';
-import { curve, curvePoint, identity } from './test-support.ts';
 
 describe('compareConfig at matched interactivity', () => {
   // Baseline front: (50, 3000), (100, 1500) — two knots, a straight line.

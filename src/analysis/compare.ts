@@ -11,7 +11,7 @@ import type { CurvePoint, EngineKind } from '../schema/curve.ts';
 import { plural } from '../schema/plural.ts';
 import type { RunEngine } from '../schema/store.ts';
 import { deploymentKey } from '../store/identity.ts';
-import { finite } from './axes.ts';
+import { type ChartStat, finite } from './axes.ts';
 import {
   configNoise,
   configVerdict,
@@ -42,7 +42,7 @@ export interface CompareInput extends Omit<CompareSide, 'engine'> {
 export interface CompareOptions {
   /** Interactivities to compare at; default: `samples` evenly spaced over each config's overlap. */
   at?: readonly number[] | null;
-  stat?: 'median' | 'p90';
+  stat?: ChartStat;
   samples?: number;
   /** $/GPU-hour for every config; default: the catalog's price of the config's GPU. */
   pricePerGpuHour?: number | null;
@@ -66,7 +66,7 @@ interface Side {
   summary: CurveSummary;
 }
 
-function side(points: readonly CurvePoint[], stat: 'median' | 'p90'): Side {
+function side(points: readonly CurvePoint[], stat: ChartStat): Side {
   const front = throughputFront(points, 'interactivity', stat);
   const knots = front.map((fp) => ({
     x: fp.x,

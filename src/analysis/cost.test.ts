@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { curvePoint, identity } from '../../test/support/curve-points.ts';
 import { accelerator } from '../catalog/index.ts';
 import { costPerMillionTokens, gpuHourPrice, millionTokensPerGpuHour, pointCost } from './cost.ts';
-import { curvePoint, identity } from './test-support.ts';
 
 describe('costPerMillionTokens', () => {
   it('price / (tok/s/GPU × 3600) × 1e6', () => {

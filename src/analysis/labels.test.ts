@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { identity } from '../../test/support/curve-points.ts';
 import { configLabel, curveLabel, engineLabel, fullLabel, poolLabel, workloadLabel } from './labels.ts';
-import { identity } from './test-support.ts';
 
 const pool = { tp: 8, ep: 1, dpAttn: false, pp: 1, dcp: 1, pcp: 1, workers: 0, gpus: 8 };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { curvePoint } from '../../test/support/curve-points.ts';
 import { hinterland, paretoFrontier, throughputFront, upperLeftFront } from './pareto.ts';
-import { curvePoint } from './test-support.ts';
 
 type P = readonly [number, number];
 const xy = (p: P) => ({ x: p[0], y: p[1] });

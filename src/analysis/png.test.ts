@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { curve } from '../../test/support/curve-points.ts';
 import { buildChart } from './chart.ts';
 import { plot, plotFormat } from './plot.ts';
 import { fontStatus, inkedPixels, renderPng } from './png.ts';
 import { renderSvg } from './svg.ts';
-import { curve } from './test-support.ts';
 
 const pngSize = (png: Uint8Array) => {
   const v = new DataView(png.buffer, png.byteOffset, png.byteLength);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { curve, identity } from '../../test/support/curve-points.ts';
 import { buildChart } from './chart.ts';
 import { escapeXml, frontPath, renderSvg } from './svg.ts';
-import { curve, identity } from './test-support.ts';
 
 /** Tags open and close in order (no XML parser in the dependencies; this catches broken markup). */
 function balanced(svg: string): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { curvePoint, identity } from '../analysis/test-support.ts';
+import { curvePoint, identity } from '../../test/support/curve-points.ts';
 import { CSV_COLUMNS, pointsCsv } from './csv.ts';
 
 describe('pointsCsv', () => {

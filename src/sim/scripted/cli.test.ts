@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completionBody, send, sseData } from './test-http.ts';
+import { completionBody, send, sseData } from '../../../test/support/scripted-http.ts';
 
 /**
  * `infx sim scripted` as a real process: bundles a tiny entry that registers the command the way

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatBody, completionBody, send, sseData } from '../../../test/support/scripted-http.ts';
 import { type ScriptedServer, startScriptedServer } from './server.ts';
-import { chatBody, completionBody, send, sseData } from './test-http.ts';
 
 /** One server; request k gets fault k. Each test sends exactly one request, in order. */
 let s: ScriptedServer;

@@ -1,8 +1,8 @@
 import { Agent } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatBody, completionBody, send, sseData } from '../../../test/support/scripted-http.ts';
 import type { ScriptedScriptInput } from '../../schema/scripted-script.ts';
 import { type ScriptedServer, startScriptedServer } from './server.ts';
-import { chatBody, completionBody, send, sseData } from './test-http.ts';
 
 const servers: ScriptedServer[] = [];
 async function start(script: ScriptedScriptInput) {

@@ -1,9 +1,9 @@
 import { Agent } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
+import { chatBody, completionBody, send, sseData } from '../../../test/support/scripted-http.ts';
 import type { ScriptedScriptInput } from '../../schema/scripted-script.ts';
 import type { ServerEvent } from './log.ts';
 import { type ScriptedServer, startScriptedServer } from './server.ts';
-import { chatBody, completionBody, send, sseData } from './test-http.ts';
 
 const servers: ScriptedServer[] = [];
 const agent = new Agent({ keepAlive: true });

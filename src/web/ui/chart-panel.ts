@@ -1,4 +1,3 @@
-import { X_AXIS, yAxisSpec } from '../../analysis/axes.ts';
 import {
   buildChart,
   type ChartDefinition,
@@ -6,17 +5,17 @@ import {
   type ChartOptions,
   type ChartSeries,
 } from '../../analysis/chart.ts';
-import { gpuHourPrice } from '../../analysis/cost.ts';
-import { engineLabel, parallelismLabel } from '../../analysis/labels.ts';
 import { renderSvg } from '../../analysis/svg.ts';
 import type { CurvePoint } from '../../schema/curve.ts';
-import { appLink, type Child, clear, h } from './dom.ts';
-import { fmt, money, when } from './format.ts';
+import { legendContent } from './chart-legend.ts';
+import { tooltipContent } from './chart-tooltip.ts';
+import { clear, h } from './dom.ts';
 
 /**
  * The chart of the inference and compare views: src/analysis's chart definition rendered by its SVG
  * renderer (the same image `infx plot` writes), plus what a page adds — a legend that toggles series and
- * highlights them on hover, tooltips on hover that a click pins, and a PNG export rasterized by a canvas.
+ * highlights them on hover (chart-legend.ts), tooltips on hover that a click pins (chart-tooltip.ts), and a
+ * PNG export rasterized by a canvas.
  * Render time is measured on the browser's performance timeline (`infx:chart-render`).
  */
 
@@ -118,49 +117,9 @@ export class ChartPanel {
 
   private renderLegend(chart: ChartDefinition): void {
     clear(this.legend);
-    const items = chart.series.map((s) => {
-      const swatch = h('span', {
-        class: `swatch${s.line === 'solid' ? '' : ` ${s.line}`}`,
-        'data-line': s.line,
-        style: `--c: ${s.color}`,
-        'aria-hidden': 'true',
-      });
-      const item = h(
-        'button',
-        {
-          type: 'button',
-          class: `legend-item${s.engine === 'simulated' ? ' simulated' : ''}`,
-          'data-series': s.id,
-          'data-engine': s.engine,
-          'aria-pressed': String(!s.hidden),
-          title: `${s.hidden ? 'Show' : 'Hide'} ${s.label}`,
-          onclick: () => this.handlers.onToggle(s),
-          onmouseenter: () => this.highlight(s.id),
-          onmouseleave: () => this.highlight(null),
-        },
-        swatch,
-        h('span', { class: 'legend-label' }, s.label),
-        h('span', { class: 'legend-count' }, s.points.length),
-      );
-      return item;
-    });
-    const hidden = chart.series.filter((s) => s.hidden).length;
     this.legend.append(
-      h(
-        'div',
-        { class: 'legend-head' },
-        h('span', null, `${chart.series.length} series`),
-        hidden > 0
-          ? h(
-              'button',
-              { type: 'button', class: 'link', onclick: () => this.handlers.onShowAll() },
-              `show all (${hidden} hidden)`,
-            )
-          : null,
-      ),
-      ...items,
+      ...legendContent(chart, { ...this.handlers, onHighlight: (id) => this.highlight(id) }),
     );
-    if (chart.series.length === 0) this.legend.append(h('p', { class: 'muted' }, 'No series.'));
   }
 
   private highlight(id: string | null): void {
@@ -224,86 +183,8 @@ export class ChartPanel {
   }
 
   private fill(p: CurvePoint, s: ChartSeries, pinned: boolean): void {
-    const o = this.view?.options ?? {};
-    const stat = o.stat ?? 'median';
-    const xSpec = X_AXIS[o.x ?? 'interactivity'];
-    const ySpec = yAxisSpec(o.y ?? 'tput', o.pricePerGpuHour);
-    const price = gpuHourPrice(p.config.hardware, o.pricePerGpuHour);
-    const m = p.metrics;
-    const row = (name: string, value: Child, cls = 'tip-row'): HTMLElement =>
-      h('div', { class: cls }, h('dt', null, name), h('dd', null, value));
-    const rows: HTMLElement[] = [
-      row(
-        `${xSpec.label} (${stat})`,
-        `${fmt(xSpec.value(p, stat))} ${xSpec.valueUnit ?? xSpec.unit}`,
-        'tip-row plotted',
-      ),
-      row(ySpec.label, `${fmt(ySpec.value(p, stat))} ${ySpec.valueUnit ?? ySpec.unit}`, 'tip-row plotted'),
-      row(
-        'Throughput/GPU',
-        `${fmt(m.tputPerGpu)} total · ${fmt(m.outputTputPerGpu)} out · ${fmt(m.inputTputPerGpu)} in`,
-      ),
-      row(
-        'Interactivity',
-        `${fmt(m.interactivity.median)} median · ${fmt(m.interactivity.p90)} p90 tok/s/user`,
-      ),
-      row('TTFT', `${fmt(m.ttftMs.median)} median · ${fmt(m.ttftMs.p99)} p99 ms`),
-      row('E2E latency', `${fmt(m.e2elMs.median === null ? null : m.e2elMs.median / 1000)} s median`),
-      row(
-        'Cost',
-        price.perGpuHour === null
-          ? 'no price for this GPU'
-          : `${money(yAxisSpec('cost', o.pricePerGpuHour).value(p, stat))} /M tokens at $${price.perGpuHour}/GPU-h` +
-              (price.source === 'catalog' ? ' (catalog)' : ''),
-      ),
-      m.joulesPerOutputToken === null ? null : row('Energy', `${fmt(m.joulesPerOutputToken)} J/output token`),
-      row('Engine', engineLabel(p.engine), `tip-row engine ${p.engine.kind}`),
-      row('Concurrency', String(p.conc)),
-      row('GPUs', `${p.gpus} · ${parallelismLabel(p.config)}`),
-      row('Precision', p.config.precision),
-      row('Image', p.image),
-      row(
-        'Run',
-        h('span', null, appLink(`/runs/${encodeURIComponent(p.runId)}`, p.runId), ` · ${when(p.createdAt)}`),
-      ),
-      p.valid ? null : row('Valid', 'no: failed the validity gate'),
-    ].filter((r): r is HTMLElement => r !== null);
     clear(this.tip);
-    this.tip.append(
-      h(
-        'div',
-        { class: 'tip-head' },
-        h('span', { class: 'swatch', style: `--c: ${s.color}` }),
-        h('strong', null, s.label),
-        pinned
-          ? h(
-              'button',
-              { type: 'button', class: 'tip-close', 'aria-label': 'Close', onclick: () => this.unpin() },
-              '×',
-            )
-          : null,
-      ),
-      h('dl', null, rows),
-      pinned
-        ? h(
-            'div',
-            { class: 'tip-links' },
-            appLink(
-              `/runs/${encodeURIComponent(p.runId)}#${encodeURIComponent(p.pointId)}`,
-              'point in its run',
-            ),
-            h(
-              'a',
-              {
-                href: `/api/runs/${encodeURIComponent(p.runId)}/points/${encodeURIComponent(p.pointId)}/result`,
-                target: '_blank',
-                rel: 'noopener',
-              },
-              'result.json',
-            ),
-          )
-        : h('p', { class: 'tip-hint' }, 'click to pin'),
-    );
+    this.tip.append(...tooltipContent(p, s, this.view?.options ?? {}, pinned, () => this.unpin()));
     this.tip.classList.toggle('pinned', pinned);
     this.tip.hidden = false;
   }

@@ -1,4 +1,8 @@
-import './style.css';
+// The styles, in cascade order.
+import './styles/base.css';
+import './styles/controls.css';
+import './styles/chart.css';
+import './styles/tables.css';
 import { clear, h } from './dom.ts';
 import { compareView } from './views/compare.ts';
 import { inferenceView } from './views/inference.ts';

@@ -1,5 +1,13 @@
-import { X_AXES, type XAxis, Y_METRICS, type YMetric } from '../../analysis/axes.ts';
+import {
+  CHART_STATS,
+  type ChartStat,
+  X_AXES,
+  type XAxis,
+  Y_METRICS,
+  type YMetric,
+} from '../../analysis/axes.ts';
 import type { RunStatus } from '../../schema/store.ts';
+import type { FiltersResponse } from '../../schema/web-api.ts';
 import { type Params, queryString } from './api.ts';
 
 /**
@@ -7,8 +15,6 @@ import { type Params, queryString } from './api.ts';
  * link reproduces the view. Compact: a value equal to its default is left out. The filter names are the
  * API's (/api/filters, /api/points), so the same values go to both.
  */
-
-export type Stat = 'median' | 'p90';
 
 /** As src/schema/store.ts (not imported: that module brings zod into the page). */
 const RUN_STATUSES: readonly RunStatus[] = ['official', 'unofficial', 'staged'];
@@ -24,7 +30,7 @@ export interface InferenceState {
   framework: string[];
   x: XAxis;
   y: YMetric;
-  stat: Stat;
+  stat: ChartStat;
   log: boolean;
   /** Pareto-front points only ("hide non-optimal"). */
   front: boolean;
@@ -80,7 +86,7 @@ export function parseState(search: string): InferenceState {
     framework: list(q.get('framework')),
     x: oneOf(q.get('x'), X_AXES, DEFAULT_STATE.x),
     y: oneOf(q.get('y'), Y_METRICS, DEFAULT_STATE.y),
-    stat: oneOf(q.get('stat'), ['median', 'p90'] as const, DEFAULT_STATE.stat),
+    stat: oneOf(q.get('stat'), CHART_STATS, DEFAULT_STATE.stat),
     log: q.get('log') === '1',
     front: q.get('front') === '1',
     price: positive(q.get('price')) ?? null,
@@ -100,6 +106,34 @@ export function filterParams(s: InferenceState): Params {
     hardware: s.hardware,
     framework: s.framework,
   };
+}
+
+/** The API's filter parameters of the selection the server made (/api/filters): what is drawn. */
+export function selectionParams(sel: FiltersResponse['selection']): Params {
+  return {
+    status: sel.run === null ? sel.status : undefined,
+    run: sel.run,
+    model: sel.model,
+    isl: sel.isl,
+    osl: sel.osl,
+    precision: sel.precision,
+    hardware: sel.hardware,
+    framework: sel.framework,
+  };
+}
+
+/** Explicit selections become what the server found valid (a value without data snaps or drops). */
+export function snapState(state: InferenceState, sel: FiltersResponse['selection']): void {
+  if (state.status !== undefined) state.status = sel.status;
+  if (state.run !== undefined) state.run = sel.run ?? undefined;
+  if (state.model !== undefined) state.model = sel.model ?? undefined;
+  if (state.isl !== undefined) {
+    state.isl = sel.isl ?? undefined;
+    state.osl = sel.osl ?? undefined;
+  }
+  state.precision = sel.precision;
+  state.hardware = sel.hardware;
+  state.framework = sel.framework;
 }
 
 /** The URL query of a state, defaults left out. */

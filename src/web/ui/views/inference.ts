@@ -1,47 +1,29 @@
-import { X_AXIS, type XAxis, type YMetric } from '../../../analysis/axes.ts';
+import { X_AXIS } from '../../../analysis/axes.ts';
 import type { CurvePoint } from '../../../schema/curve.ts';
-import type { FilterOption, FiltersResponse } from '../../../schema/web-api.ts';
+import type { FiltersResponse } from '../../../schema/web-api.ts';
 import { configId } from '../../config-id.ts';
 import { ApiFailure, apiUrl, getJson } from '../api.ts';
 import { ChartPanel } from '../chart-panel.ts';
-import { append, appLink, clear, download, h } from '../dom.ts';
-import { when } from '../format.ts';
-import { filterParams, type InferenceState, parseState, type Stat, stateQuery } from '../state.ts';
+import { append, clear, download, h } from '../dom.ts';
+import {
+  filterParams,
+  type InferenceState,
+  parseState,
+  selectionParams,
+  snapState,
+  stateQuery,
+} from '../state.ts';
+import { filterRows } from './inference-filters.ts';
+import { fallbackNotice, noResults } from './inference-notes.ts';
+import { toolbarItems } from './inference-toolbar.ts';
 import type { View } from './view.ts';
 
 /**
- * The inference view (dashboard-spec §4.3): availability-driven filters, the throughput (or cost, or
- * energy) against interactivity / latency / TTFT chart with one Pareto line per config, a legend that
- * toggles series, tooltips, and exports. The whole state lives in the URL.
+ * The inference view (dashboard-spec §4.3): availability-driven filters (inference-filters.ts), the
+ * throughput (or cost, or energy) against interactivity / latency / TTFT chart with one Pareto line per
+ * config, a legend that toggles series, tooltips, and exports (the toolbar: inference-toolbar.ts). The
+ * whole state lives in the URL.
  */
-
-const X_LABELS: Record<XAxis, string> = {
-  interactivity: 'Interactivity (tok/s/user)',
-  e2el: 'End-to-end latency (s)',
-  ttft: 'Time to first token (ms)',
-};
-
-const Y_GROUPS: { label: string; options: [YMetric, string][] }[] = [
-  {
-    label: 'Throughput per GPU',
-    options: [
-      ['tput', 'Total tok/s per GPU'],
-      ['output', 'Output tok/s per GPU'],
-      ['input', 'Input tok/s per GPU'],
-    ],
-  },
-  {
-    label: 'Cost per million tokens',
-    options: [
-      ['cost', '$ per M total tokens'],
-      ['cost-output', '$ per M output tokens'],
-      ['cost-input', '$ per M input tokens'],
-    ],
-  },
-  { label: 'Energy', options: [['energy', 'J per output token']] },
-];
-
-type ListField = 'precision' | 'hardware' | 'framework';
 
 export function inferenceView(root: HTMLElement): View {
   const state: InferenceState = parseState(location.search);
@@ -74,21 +56,6 @@ export function inferenceView(root: HTMLElement): View {
     history.replaceState(history.state, '', q === '' ? location.pathname : `${location.pathname}?${q}`);
   };
 
-  /** Explicit selections become what the server found valid (a value without data snaps or drops). */
-  function snap(f: FiltersResponse): void {
-    const sel = f.selection;
-    if (state.status !== undefined) state.status = sel.status;
-    if (state.run !== undefined) state.run = sel.run ?? undefined;
-    if (state.model !== undefined) state.model = sel.model ?? undefined;
-    if (state.isl !== undefined) {
-      state.isl = sel.isl ?? undefined;
-      state.osl = sel.osl ?? undefined;
-    }
-    state.precision = sel.precision;
-    state.hardware = sel.hardware;
-    state.framework = sel.framework;
-  }
-
   async function load(): Promise<void> {
     const my = ++seq;
     status.textContent = 'Loading…';
@@ -97,7 +64,7 @@ export function inferenceView(root: HTMLElement): View {
       const f = await getJson<FiltersResponse>('/api/filters', filterParams(state));
       if (my !== seq) return;
       const asked = state.status ?? 'official';
-      snap(f);
+      snapState(state, f.selection);
       filters = f;
       renderFilters(f);
       if (f.selection.model === null) {
@@ -105,17 +72,7 @@ export function inferenceView(root: HTMLElement): View {
         renderEmpty();
         return;
       }
-      const sel = f.selection;
-      const pts = await getJson<CurvePoint[]>('/api/points', {
-        status: sel.run === null ? sel.status : undefined,
-        run: sel.run,
-        model: sel.model,
-        isl: sel.isl,
-        osl: sel.osl,
-        precision: sel.precision,
-        hardware: sel.hardware,
-        framework: sel.framework,
-      });
+      const pts = await getJson<CurvePoint[]>('/api/points', selectionParams(f.selection));
       if (my !== seq) return;
       points = pts;
       status.textContent = '';
@@ -129,21 +86,17 @@ export function inferenceView(root: HTMLElement): View {
     }
   }
 
-  /**
-   * The default view shows official results; where none are stored (the demo stores simulated results as
-   * unofficial) the server falls back to another status: say so, and link to that view.
-   */
   function renderNotice(f: FiltersResponse, asked: string, pts: readonly CurvePoint[]): void {
     clear(notice);
     const shown = f.selection.status;
     notice.hidden = f.selection.run !== null || asked === shown;
     if (notice.hidden) return;
-    const simulated = pts.some((p) => p.engine.kind === 'simulated');
     notice.append(
-      `No ${asked} results are stored, so this shows the latest ${shown} results instead` +
-        (simulated ? ", labelled simulated where infx's simulated engine served them" : '') +
-        '. ',
-      appLink(`/?status=${encodeURIComponent(shown)}`, `Open the ${shown} view`, { 'data-status': shown }),
+      ...fallbackNotice(
+        asked,
+        shown,
+        pts.some((p) => p.engine.kind === 'simulated'),
+      ),
     );
   }
 
@@ -153,317 +106,31 @@ export function inferenceView(root: HTMLElement): View {
     clear(toolbar);
     chartCard.hidden = true;
     clear(filterCard);
-    filterCard.append(
-      h('h2', null, 'No results stored yet'),
-      h(
-        'p',
-        null,
-        'Run a sweep and store it: ',
-        h('code', null, 'infx sweep … --out runs'),
-        ' then ',
-        h('code', null, 'infx ingest runs/<run-id>'),
-        '. This page shows them as soon as they are stored.',
-      ),
-    );
+    filterCard.append(...noResults());
     writeUrl();
-  }
-
-  const select = (
-    name: string,
-    label: string,
-    options: { value: string; label: string; disabled?: boolean }[],
-    value: string,
-    onChange: (v: string) => void,
-  ) =>
-    h(
-      'label',
-      { class: 'field' },
-      h('span', null, label),
-      h(
-        'select',
-        {
-          name,
-          'data-filter': name,
-          onchange: (e: Event) => onChange((e.target as HTMLSelectElement).value),
-        },
-        options.map((o) =>
-          h(
-            'option',
-            { value: o.value, selected: o.value === value, disabled: o.disabled ?? false },
-            o.label,
-          ),
-        ),
-      ),
-    );
-
-  function chips(field: ListField, label: string, options: FilterOption[]): HTMLElement {
-    const selected = state[field];
-    return h(
-      'div',
-      { class: 'chip-group', 'data-filter': field, role: 'group', 'aria-label': label },
-      h('span', { class: 'chip-label' }, label),
-      options.map((o) =>
-        h(
-          'button',
-          {
-            type: 'button',
-            class: `chip${selected.length === 0 ? ' all' : ''}`,
-            'data-value': o.value,
-            'aria-pressed': String(selected.includes(o.value)),
-            title: `${o.configs} config${o.configs === 1 ? '' : 's'}`,
-            onclick: () => {
-              // None selected means all: a click then picks only this one; the last one off means all again.
-              state[field] = selected.includes(o.value)
-                ? selected.filter((v) => v !== o.value)
-                : [...selected, o.value];
-              void load();
-            },
-          },
-          o.label,
-        ),
-      ),
-      selected.length > 0
-        ? h(
-            'button',
-            {
-              type: 'button',
-              class: 'link',
-              onclick: () => {
-                state[field] = [];
-                void load();
-              },
-            },
-            'all',
-          )
-        : h('span', { class: 'muted chip-all' }, 'all'),
-    );
   }
 
   function renderFilters(f: FiltersResponse): void {
     chartCard.hidden = false;
-    const sel = f.selection;
-    const o = f.options;
     clear(filterCard);
-    filterCard.append(
-      h(
-        'div',
-        { class: 'filter-row' },
-        select(
-          'model',
-          'Model',
-          o.model.map((m) => ({ value: m.value, label: `${m.label} (${m.configs})` })),
-          sel.model ?? '',
-          (v) => {
-            state.model = v;
-            void load();
-          },
-        ),
-        select(
-          'workload',
-          'Sequence (ISL/OSL)',
-          o.workload.map((w) => ({ value: w.value, label: `${w.label} (${w.configs})` })),
-          sel.isl === null ? '' : `${sel.isl}/${sel.osl}`,
-          (v) => {
-            const [isl, osl] = v.split('/').map(Number);
-            state.isl = isl;
-            state.osl = osl;
-            void load();
-          },
-        ),
-        select(
-          'status',
-          'Results',
-          (['official', 'unofficial', 'staged'] as const).map((s) => {
-            const opt = o.status.find((x) => x.value === s);
-            const n = opt?.configs ?? 0;
-            return { value: s, label: `${s} (${n} run${n === 1 ? '' : 's'})`, disabled: opt === undefined };
-          }),
-          sel.status,
-          (v) => {
-            state.status = v as InferenceState['status'];
-            state.run = undefined;
-            void load();
-          },
-        ),
-        select(
-          'run',
-          'Run',
-          [
-            { value: '', label: 'latest result of each config' },
-            ...o.run.map((r) => ({
-              value: r.runId,
-              label:
-                `${r.runId} · ${when(r.createdAt)} · ${r.ingested}/${r.planned} ok` +
-                (r.engine.kind === 'simulated' || r.engine.kind === 'mixed' ? ` · ${r.engine.kind}` : ''),
-            })),
-          ],
-          sel.run ?? '',
-          (v) => {
-            state.run = v === '' ? undefined : v;
-            void load();
-          },
-        ),
-        sel.run === null
-          ? null
-          : appLink(`/runs/${encodeURIComponent(sel.run)}`, 'run details →', { class: 'field-link' }),
-      ),
-      h(
-        'div',
-        { class: 'filter-row chips' },
-        chips('precision', 'Precision', o.precision),
-        chips('hardware', 'Hardware', o.hardware),
-        chips('framework', 'Framework', o.framework),
-      ),
-    );
+    filterCard.append(...filterRows(f, state, () => void load()));
   }
 
   function renderToolbar(hasEnergy: boolean): void {
     clear(toolbar);
-    const isCost = state.y.startsWith('cost');
-    const check = (name: string, label: string, on: boolean, change: (v: boolean) => void) =>
-      h(
-        'label',
-        { class: 'check' },
-        h('input', {
-          type: 'checkbox',
-          name,
-          checked: on,
-          onchange: (e: Event) => change((e.target as HTMLInputElement).checked),
-        }),
-        label,
-      );
     append(
       toolbar,
-      select(
-        'x',
-        'X axis',
-        (Object.keys(X_LABELS) as XAxis[]).map((x) => ({ value: x, label: X_LABELS[x] })),
-        state.x,
-        (v) => {
-          state.x = v as XAxis;
-          draw();
-        },
-      ),
-      h(
-        'label',
-        { class: 'field' },
-        h('span', null, 'Y axis'),
-        h(
-          'select',
-          {
-            name: 'y',
-            onchange: (e: Event) => {
-              state.y = (e.target as HTMLSelectElement).value as YMetric;
-              draw();
-            },
-          },
-          Y_GROUPS.map((g) =>
-            h(
-              'optgroup',
-              { label: g.label },
-              g.options.map(([v, label]) =>
-                h(
-                  'option',
-                  {
-                    value: v,
-                    selected: v === state.y,
-                    disabled: v === 'energy' && !hasEnergy,
-                    title: v === 'energy' && !hasEnergy ? 'no power measured for these points' : null,
-                  },
-                  label,
-                ),
-              ),
-            ),
-          ),
-        ),
-      ),
-      select(
-        'stat',
-        'Statistic',
-        [
-          { value: 'median', label: 'median' },
-          { value: 'p90', label: 'p90 (slow users)' },
-        ],
-        state.stat,
-        (v) => {
-          state.stat = v as Stat;
-          draw();
-        },
-      ),
-      isCost
-        ? h(
-            'label',
-            { class: 'field price' },
-            h('span', null, '$/GPU-hour'),
-            h('input', {
-              type: 'number',
-              name: 'price',
-              min: '0',
-              step: '0.01',
-              placeholder: 'catalog',
-              value: state.price ?? '',
-              onchange: (e: Event) => {
-                const v = Number((e.target as HTMLInputElement).value);
-                state.price = Number.isFinite(v) && v > 0 ? v : null;
-                draw();
-              },
-            }),
-          )
-        : null,
-      h(
-        'div',
-        { class: 'checks' },
-        check('log', 'Log scale', state.log, (v) => {
-          state.log = v;
-          draw();
-        }),
-        check('front', 'Pareto front only', state.front, (v) => {
-          state.front = v;
-          draw();
-        }),
-      ),
-      h('span', { class: 'spacer' }),
-      h(
-        'div',
-        { class: 'actions' },
-        h('button', { type: 'button', name: 'share', onclick: share }, 'Copy link'),
-        h(
-          'a',
-          {
-            class: 'button',
-            'data-action': 'csv',
-            href: apiUrl('/api/export.csv', { ...effectiveFilters(), hide: state.hide, price: state.price }),
-            download: 'infx-points.csv',
-          },
-          'CSV',
-        ),
-        h(
-          'button',
-          {
-            type: 'button',
-            name: 'png',
-            onclick: async () => download('infx-chart.png', await panel.png()),
-          },
-          'PNG',
-        ),
-      ),
+      ...toolbarItems(state, hasEnergy, {
+        redraw: draw,
+        share,
+        csvHref: apiUrl('/api/export.csv', { ...effectiveFilters(), hide: state.hide, price: state.price }),
+        png: async () => download('infx-chart.png', await panel.png()),
+      }),
     );
   }
 
-  function effectiveFilters() {
-    const sel = filters?.selection;
-    if (!sel) return filterParams(state);
-    return {
-      status: sel.run === null ? sel.status : undefined,
-      run: sel.run,
-      model: sel.model,
-      isl: sel.isl,
-      osl: sel.osl,
-      precision: sel.precision,
-      hardware: sel.hardware,
-      framework: sel.framework,
-    };
-  }
+  /** The filters of what is drawn: the server's selection once it has answered. */
+  const effectiveFilters = () => (filters ? selectionParams(filters.selection) : filterParams(state));
 
   async function share(e: Event): Promise<void> {
     const button = e.currentTarget as HTMLButtonElement;

@@ -1,27 +1,9 @@
-import type { RunEngine, StoredRun } from '../../../schema/store.ts';
+import type { StoredRun } from '../../../schema/store.ts';
 import { getJson } from '../api.ts';
+import { engineBadge } from '../components/engine-badge.ts';
 import { appLink, h } from '../dom.ts';
 import { when } from '../format.ts';
 import type { View } from './view.ts';
-
-/** A run's engine as a badge: simulated, real, mixed (with the counts in its title), or none. */
-export function engineBadge(e: RunEngine): HTMLElement {
-  if (e.kind === null) return h('span', { class: 'muted', title: 'no result stored' }, '—');
-  return h(
-    'span',
-    {
-      class: `badge ${e.kind}`,
-      'data-engine': e.kind,
-      title:
-        e.kind === 'mixed'
-          ? `${e.simulated} simulated and ${e.real} real results`
-          : e.kind === 'simulated'
-            ? "served by infx's simulated engine: not measured on real hardware"
-            : 'served by a real engine',
-    },
-    e.kind,
-  );
-}
 
 /** `/runs`: every stored run, newest first, with its counts and what served it. */
 export function runsView(root: HTMLElement): View {

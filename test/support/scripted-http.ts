@@ -1,7 +1,7 @@
 import { type Agent, request } from 'node:http';
-import { nowMs } from './clock.ts';
+import { nowMs } from '../../src/sim/scripted/clock.ts';
 
-/** Plain node:http helpers for the scripted server's tests (independent of infx's benchmark client). */
+/** Plain node:http helpers for the tests of the scripted server (src/sim/scripted), independent of infx's client. */
 
 export interface Received {
   status: number | null;

@@ -1,7 +1,7 @@
-import type { ConfigIdentity, CurveEngine, CurvePoint } from '../schema/curve.ts';
-import { configKey } from '../store/identity.ts';
+import type { ConfigIdentity, CurveEngine, CurvePoint } from '../../src/schema/curve.ts';
+import { configKey } from '../../src/store/identity.ts';
 
-/** Hand-made curve points for the analysis unit tests. */
+/** Hand-made curve points for the tests of src/analysis and the dashboard's CSV export. */
 
 export const identity = (over: Partial<ConfigIdentity> = {}): ConfigIdentity => {
   const pool = { tp: 8, ep: 1, dpAttn: false, pp: 1, dcp: 1, pcp: 1, workers: 0, gpus: 8 };
