@@ -1,4 +1,5 @@
 import type { MatrixRow } from '../src/schema/matrix-row.ts';
+import type { PointBench } from '../src/schema/run-dir.ts';
 
 /** Matrix rows of each kind (matrix-spec §6.1–§6.4) for tests, with fields overridable. */
 
@@ -125,3 +126,32 @@ export const multiAgenticRow = (conc: number, over: Fields = {}) =>
     'kv-p2p-transfer': 'nixl',
     ...over,
   }) as unknown as MatrixRow;
+
+/** A point's fixed-seq-len bench as run directories held it before workloads had kinds (no `kind`). */
+export const LEGACY_FIXED_BENCH = {
+  isl: 8192,
+  osl: 1024,
+  randomRangeRatio: 0.8,
+  numPrompts: 40,
+  warmup: 8,
+  endpoint: 'completions',
+  tokenizer: null,
+  seed: 0,
+  maxFailureRate: 0.05,
+  requestTimeoutS: 21600,
+} as const;
+
+/** An agentic-coding point's bench. */
+export const AGENTIC_BENCH: PointBench = {
+  kind: 'agentic-coding',
+  traces: { name: 'cc-traces', files: [{ path: 'traces.jsonl', sha256: 'a'.repeat(64) }] },
+  durationS: 3600,
+  warmup: { startMinRatio: 0.25, startMaxRatio: 0.75, requestsPerLane: 10, graceS: 1800 },
+  maxContextTokens: null,
+  fast: false,
+  endpoint: 'chat',
+  tokenizer: null,
+  seed: 42,
+  maxFailureRate: 0.1,
+  requestTimeoutS: 14400,
+};

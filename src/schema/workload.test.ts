@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agenticRow, fixedRow } from '../../test/rows.ts';
+import { agenticRow, fixedRow, LEGACY_FIXED_BENCH } from '../../test/rows.ts';
 import { jsonSchemaOf, SCHEMAS, type SchemaName } from './registry.ts';
 import { PointSpecSchema } from './run-dir.ts';
 import {
@@ -14,19 +14,7 @@ import {
   workloadMismatch,
 } from './workload.ts';
 
-/** A bench as run directories hold it from before workloads had kinds. */
-const OLD_BENCH = {
-  isl: 1024,
-  osl: 1024,
-  randomRangeRatio: 0.8,
-  numPrompts: 40,
-  warmup: 8,
-  endpoint: 'completions',
-  tokenizer: null,
-  seed: 0,
-  maxFailureRate: 0.05,
-  requestTimeoutS: 21600,
-};
+const OLD_BENCH = { ...LEGACY_FIXED_BENCH, isl: 1024 };
 
 const TRACES = {
   name: 'semianalysis_cc_traces_weka_062126',

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { agenticRow, fixedRow, multiAgenticRow, rowWorker } from '../../test/rows.ts';
+import {
+  AGENTIC_BENCH,
+  agenticRow,
+  fixedRow,
+  LEGACY_FIXED_BENCH,
+  multiAgenticRow,
+  rowWorker,
+} from '../../test/rows.ts';
 import type { MultiNodeFixedRow, SingleNodeFixedRow } from '../schema/matrix-row.ts';
-import { type PointBench, PointBenchSchema } from '../schema/run-dir.ts';
+import { PointBenchSchema } from '../schema/run-dir.ts';
 import {
   type AgenticRow,
   agenticConfigKey,
@@ -140,31 +147,8 @@ describe('agenticIdentity (client-metrics §7.6: agentic_traces, no isl/osl, con
 });
 
 describe('pointIdentity chooses by kind', () => {
-  const fixedBench = PointBenchSchema.parse({
-    isl: 8192,
-    osl: 1024,
-    randomRangeRatio: 0.8,
-    numPrompts: 40,
-    warmup: 8,
-    endpoint: 'completions',
-    tokenizer: null,
-    seed: 0,
-    maxFailureRate: 0.05,
-    requestTimeoutS: 21600,
-  });
-  const agenticBench: PointBench = {
-    kind: 'agentic-coding',
-    traces: { name: 'cc-traces', files: [{ path: 'traces.jsonl', sha256: 'a'.repeat(64) }] },
-    durationS: 3600,
-    warmup: { startMinRatio: 0.25, startMaxRatio: 0.75, requestsPerLane: 10, graceS: 1800 },
-    maxContextTokens: null,
-    fast: false,
-    endpoint: 'chat',
-    tokenizer: null,
-    seed: 42,
-    maxFailureRate: 0.1,
-    requestTimeoutS: 14400,
-  };
+  const fixedBench = PointBenchSchema.parse(LEGACY_FIXED_BENCH);
+  const agenticBench = AGENTIC_BENCH;
 
   it('fixed-seq-len: the curve of configIdentity, at the point concurrency (today’s key)', () => {
     const row = fixedRow();

@@ -1,34 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { agenticRow, fixedRow } from '../../test/rows.ts';
+import { AGENTIC_BENCH, agenticRow, fixedRow, LEGACY_FIXED_BENCH } from '../../test/rows.ts';
 import type { MatrixRow } from '../schema/matrix-row.ts';
 import { type PointBench, PointBenchSchema, type PointSpec, type RunManifest } from '../schema/run-dir.ts';
 import { runRows } from './rows.ts';
 
-const FIXED = PointBenchSchema.parse({
-  isl: 8192,
-  osl: 1024,
-  randomRangeRatio: 0.8,
-  numPrompts: 40,
-  warmup: 8,
-  endpoint: 'completions',
-  tokenizer: null,
-  seed: 0,
-  maxFailureRate: 0.05,
-  requestTimeoutS: 21600,
-});
-const AGENTIC: PointBench = {
-  kind: 'agentic-coding',
-  traces: { name: 'cc-traces', files: [{ path: 'traces.jsonl', sha256: 'a'.repeat(64) }] },
-  durationS: 3600,
-  warmup: { startMinRatio: 0.25, startMaxRatio: 0.75, requestsPerLane: 10, graceS: 1800 },
-  maxContextTokens: null,
-  fast: false,
-  endpoint: 'chat',
-  tokenizer: null,
-  seed: 42,
-  maxFailureRate: 0.1,
-  requestTimeoutS: 14400,
-};
+const FIXED = PointBenchSchema.parse(LEGACY_FIXED_BENCH);
+const AGENTIC = AGENTIC_BENCH;
 
 const spec = (pointId: string, row: MatrixRow, bench: PointBench): PointSpec => ({
   schemaVersion: 1,
