@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { CatalogError } from '../catalog/index.ts';
 import { USER_CATALOG_DEFAULT, USER_CATALOG_ENV, useUserCatalog } from '../config/user-catalog.ts';
+import { CatalogLoadError, reportError } from './errors.ts';
 import type { CliIO } from './io.ts';
 
 /**
@@ -35,9 +36,6 @@ export function newProgram(io: CliIO, version: string): Command {
       })
   );
 }
-
-/** A user catalog that cannot be used: the command does not run (exit 1, as for any bad input). */
-class CatalogLoadError extends Error {}
 
 /**
  * `--catalog FILE` is the program's option, but people write it after the command too (`infx check …
@@ -78,10 +76,6 @@ export async function parseProgram(
   try {
     await program.parseAsync(hoistCatalogFlag(argv), { from: 'user' });
   } catch (err) {
-    if (err instanceof CatalogLoadError) {
-      io.stderr(`infx: ${err.message}\n`);
-      return 1;
-    }
     if (err instanceof CommanderError) {
       if (
         err.code === 'commander.helpDisplayed' ||
@@ -91,7 +85,8 @@ export async function parseProgram(
         return 0;
       return 2;
     }
-    throw err;
+    // Whatever a command did not report itself; a bug is thrown on to the process entry.
+    return reportError(err, io);
   }
   return exitCode();
 }

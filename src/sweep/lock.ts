@@ -13,6 +13,7 @@ import {
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { processStartTicks } from '../engines/groups.ts';
+import { InfxError } from '../schema/errors.ts';
 
 /**
  * One writer per run directory: `infx sweep` (a new run, `--resume`), `sweep retry` and the demo's sweep
@@ -47,7 +48,7 @@ export interface LockInfo {
 }
 
 /** The run directory's lock cannot be taken: held by another sweep (LockHeldError), or not creatable. */
-export class RunLockError extends Error {
+export class RunLockError extends InfxError {
   override name = 'RunLockError';
 }
 

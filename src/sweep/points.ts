@@ -1,5 +1,6 @@
 import { rowGpus, workerGpus } from '../matrix/gpus.ts';
 import { resultName, seqLenName } from '../matrix/naming.ts';
+import { InfxError } from '../schema/errors.ts';
 import type { MatrixRow } from '../schema/matrix-row.ts';
 import {
   type BenchDefaults,
@@ -15,7 +16,7 @@ import { pointIdProblem, RUN_DIR_SCHEMA_VERSION, runIdProblem } from '../schema/
  * client and engine need. Rows a sweep cannot run yet are listed with the reason.
  */
 
-export class SweepPlanError extends Error {}
+export class SweepPlanError extends InfxError {}
 
 /** A fault for the points whose id contains `match` (or the n-th point with `#n`). */
 export interface FaultRule {
