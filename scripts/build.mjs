@@ -40,8 +40,13 @@ const common = {
 await build({
   ...common,
   // Split so that code only some runs need (zod and the schemas, on a parse-cache miss) loads on demand.
-  // The client's worker threads load their own entry, next to the CLI's.
-  entryPoints: { infx: 'src/cli/bin.ts', 'client-worker': 'src/client/worker.ts' },
+  // The client's worker threads load their own entry, next to the CLI's; bin/infx.js loads matrix-replay
+  // first for `infx matrix`, which answers from the output cache without loading the CLI.
+  entryPoints: {
+    infx: 'src/cli/bin.ts',
+    'client-worker': 'src/client/worker.ts',
+    'matrix-replay': 'src/cli/matrix-replay.ts',
+  },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
   splitting: true,
