@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { USER_CATALOG_DEFAULT, USER_CATALOG_ENV } from '../config/user-catalog.ts';
+import { USER_CATALOG_DEFAULT, USER_CATALOG_ENV } from '../config/user-catalog-path.ts';
 import {
   buildMatrix,
   DEFAULT_RUNNER_CONFIG,
