@@ -1,5 +1,5 @@
 import { ConfigError, formatDiagnostic } from '../config/diagnostics.ts';
-import { EXIT_INTERRUPTED, InfxError } from '../schema/errors.ts';
+import { EXIT_INTERRUPTED, EXIT_USAGE, InfxError } from '../schema/errors.ts';
 import type { CliIO } from './io.ts';
 
 /**
@@ -15,7 +15,7 @@ export class CatalogLoadError extends InfxError {}
 /** Bad flag combinations of the sweep commands: exit 2. */
 export class UsageError extends InfxError {
   constructor(message: string) {
-    super(message, { exitCode: 2 });
+    super(message, { exitCode: EXIT_USAGE });
   }
 }
 
