@@ -40,17 +40,21 @@ const common = {
 await build({
   ...common,
   // Split so that code only some runs need (zod and the schemas, on a parse-cache miss) loads on demand.
-  // The client's worker threads load their own entry, next to the CLI's; bin/infx.js loads matrix-replay
-  // first for `infx matrix`, which answers from the output cache without loading the CLI.
-  entryPoints: {
-    infx: 'src/cli/bin.ts',
-    'client-worker': 'src/client/worker.ts',
-    'matrix-replay': 'src/cli/matrix-replay.ts',
-  },
+  // The client's worker threads load their own entry, next to the CLI's.
+  entryPoints: { infx: 'src/cli/bin.ts', 'client-worker': 'src/client/worker.ts' },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
+});
+
+// What bin/infx.js loads first for `infx matrix`: the output cache's lookup, one small file that answers a
+// hit without loading the CLI (the CLI has its own copy, which stores a miss's output).
+await build({
+  ...common,
+  entryPoints: { 'matrix-replay': 'src/cli/matrix-replay.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.mjs' },
 });
 
 // `infx sim serve` as an entry of its own (bin/infx.js runs it for that command): every simulated point

@@ -13,7 +13,8 @@ const key = (over: Partial<Parameters<typeof outputKey>[0]> = {}) =>
     ...over,
   });
 
-const out = { stdout: '[1]\n', stderr: 'warning: w\n' };
+const out = { stdout: '[1, "é"]\n', stderr: 'warning: w\n' };
+const text = (hit: ReturnType<typeof lookupOutput>) => hit && { ...hit, stdout: hit.stdout.toString('utf8') };
 const past = () => Date.now() + 1000; // inputs written by the test are older than this "start"
 
 /** A cache folder and two input files (one absent), stored once. */
@@ -38,7 +39,7 @@ describe('output cache', () => {
 
   it('replays what was stored while every input has the same bytes', () => {
     const { dir, k } = stored();
-    expect(lookupOutput(dir, k)).toEqual(out);
+    expect(text(lookupOutput(dir, k))).toEqual(out);
     expect(lookupOutput(dir, key({ buildId: 'b2' }))).toBeNull();
   });
 
@@ -59,12 +60,21 @@ describe('output cache', () => {
     writeFileSync(a.entry(), '{"format": 1, "key": "x", "stdo');
     expect(lookupOutput(a.dir, a.k)).toBeNull();
     const b = stored();
-    const entry = JSON.parse(readFileSync(b.entry(), 'utf8'));
-    writeFileSync(b.entry(), JSON.stringify({ ...entry, key: 'another' }));
+    const [line, body] = readFileSync(b.entry(), 'utf8').split(/\n(.*)/s) as [string, string];
+    const header = JSON.parse(line);
+    expect(body).toBe(out.stdout);
+    const write = (h: unknown, rest = body) => writeFileSync(b.entry(), `${JSON.stringify(h)}\n${rest}`);
+    write(header);
+    expect(text(lookupOutput(b.dir, b.k))).toEqual(out);
+    write({ ...header, key: 'another' });
     expect(lookupOutput(b.dir, b.k)).toBeNull();
-    writeFileSync(b.entry(), JSON.stringify({ ...entry, stdout: 42 }));
+    write({ ...header, stderr: 42 });
     expect(lookupOutput(b.dir, b.k)).toBeNull();
-    writeFileSync(b.entry(), 'null');
+    write(header, body.slice(1)); // cut short
+    expect(lookupOutput(b.dir, b.k)).toBeNull();
+    write(null);
+    expect(lookupOutput(b.dir, b.k)).toBeNull();
+    writeFileSync(b.entry(), JSON.stringify(header));
     expect(lookupOutput(b.dir, b.k)).toBeNull();
   });
 
@@ -77,7 +87,7 @@ describe('output cache', () => {
     expect(lookupOutput(dir, key())).toBeNull();
     utimesSync(join(work, 'a.yaml'), new Date(start - 1000), new Date(start - 1000));
     storeOutput(dir, key(), work, ['a.yaml'], out, start);
-    expect(lookupOutput(dir, key())).toEqual(out);
+    expect(text(lookupOutput(dir, key()))).toEqual(out);
     storeOutput(dir, key({ cwd: '/x' }), work, ['.'], out, past());
     expect(lookupOutput(dir, key({ cwd: '/x' }))).toBeNull();
   });

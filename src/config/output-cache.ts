@@ -28,7 +28,7 @@ const MAX_ENTRIES = 16;
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 /** An input file larger than this is not hashed here; the CLI reads it and says what is wrong. */
 const MAX_INPUT_BYTES = 64 * 1024 * 1024;
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** What the output depends on besides its input files; hashed into the entry's name. */
 export interface OutputKey {
@@ -44,11 +44,17 @@ export interface CachedOutput {
   stderr: string;
 }
 
-interface Entry extends CachedOutput {
+/**
+ * An entry file is this header as one line of JSON, then stdout's bytes as they are: a hit hands them to
+ * stdout without decoding or unescaping a megabyte of JSON.
+ */
+interface Header {
   format: number;
   key: string;
   /** Absolute path → sha256 of its bytes, or null: the file did not exist. */
   inputs: Record<string, string | null>;
+  stderr: string;
+  stdoutBytes: number;
 }
 
 export function outputKey(k: OutputKey): string {
@@ -88,29 +94,34 @@ function fingerprint(path: string, since?: number): string | null | undefined {
 }
 
 /** The output stored under `key` when every input file still has the bytes it had; else null. */
-export function lookupOutput(dir: string, key: string): CachedOutput | null {
-  let entry: Entry;
+export function lookupOutput(dir: string, key: string): { stdout: Buffer; stderr: string } | null {
+  let header: Header;
+  let stdout: Buffer;
   try {
-    entry = JSON.parse(readFileSync(entryFile(dir, key), 'utf8')) as Entry;
+    const bytes = readFileSync(entryFile(dir, key));
+    const eol = bytes.indexOf(0x0a);
+    if (eol < 0) return null;
+    header = JSON.parse(bytes.subarray(0, eol).toString('utf8')) as Header;
+    stdout = bytes.subarray(eol + 1);
   } catch {
     return null;
   }
   if (
-    typeof entry !== 'object' ||
-    entry === null ||
-    entry.format !== FORMAT ||
-    entry.key !== key ||
-    typeof entry.stdout !== 'string' ||
-    typeof entry.stderr !== 'string' ||
-    typeof entry.inputs !== 'object' ||
-    entry.inputs === null
+    typeof header !== 'object' ||
+    header === null ||
+    header.format !== FORMAT ||
+    header.key !== key ||
+    header.stdoutBytes !== stdout.length ||
+    typeof header.stderr !== 'string' ||
+    typeof header.inputs !== 'object' ||
+    header.inputs === null
   )
     return null;
-  for (const [path, hash] of Object.entries(entry.inputs)) {
+  for (const [path, hash] of Object.entries(header.inputs)) {
     const now = fingerprint(path);
     if (now === undefined || now !== hash) return null;
   }
-  return { stdout: entry.stdout, stderr: entry.stderr };
+  return { stdout, stderr: header.stderr };
 }
 
 /**
@@ -126,7 +137,8 @@ export function storeOutput(
   startedAt: number,
 ): void {
   try {
-    if (Buffer.byteLength(output.stdout) + Buffer.byteLength(output.stderr) > MAX_OUTPUT_BYTES) return;
+    const stdout = Buffer.from(output.stdout, 'utf8');
+    if (stdout.length + Buffer.byteLength(output.stderr) > MAX_OUTPUT_BYTES) return;
     const inputs: Record<string, string | null> = {};
     for (const f of inputFiles) {
       const path = resolve(cwd, f);
@@ -134,12 +146,12 @@ export function storeOutput(
       if (hash === undefined) return; // not something a later run could check
       inputs[path] = hash;
     }
-    const entry: Entry = { format: FORMAT, key, inputs, ...output };
+    const header: Header = { format: FORMAT, key, inputs, stderr: output.stderr, stdoutBytes: stdout.length };
     const root = join(dir, 'output');
     mkdirSync(root, { recursive: true });
     const file = entryFile(dir, key);
     const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(entry));
+    writeFileSync(tmp, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), stdout]));
     renameSync(tmp, file);
     prune(root);
   } catch {
