@@ -47,12 +47,16 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ],
 ];
 
-/** The command a command line names (after the program's own --catalog), if it is one of ours. */
-export function commandOf(argv: readonly string[]): string | undefined {
+/**
+ * The command a command line names (after the program's own --catalog), if it is one of ours; null when it
+ * needs none (`--version` is answered before any command is looked at).
+ */
+export function commandOf(argv: readonly string[]): string | null | undefined {
   const args = hoistCatalogFlag(argv);
   let i = 0;
   while (args[i] === '--catalog' || args[i]?.startsWith('--catalog=')) i += args[i] === '--catalog' ? 2 : 1;
   const name = args[i];
+  if (name === '--version' || name === '-V') return null;
   return COMMANDS.some(([n]) => n === name) ? name : undefined;
 }
 
