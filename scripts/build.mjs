@@ -48,6 +48,15 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
 });
 
+// What bin/infx.js loads first for `infx matrix`: the output cache's lookup, one small file that answers a
+// hit without loading the CLI (the CLI has its own copy, which stores a miss's output).
+await build({
+  ...common,
+  entryPoints: { 'matrix-replay': 'src/cli/matrix-replay.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.mjs' },
+});
+
 // `infx sim serve` as an entry of its own (bin/infx.js runs it for that command): every simulated point
 // starts a fresh engine process, which then loads and compiles only what the engine needs.
 await build({

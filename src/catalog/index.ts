@@ -1,11 +1,12 @@
 import type { AcceleratorSpec, ModelSpec } from '../schema/catalog.ts';
+import { InfxError } from '../schema/errors.ts';
 import { ACCELERATORS } from './accelerators.ts';
 import { MODELS } from './models.ts';
 
 export * from './memory.ts';
 
 /** An unknown accelerator or model name; the message lists the known names and the file to extend. */
-export class CatalogError extends Error {
+export class CatalogError extends InfxError {
   override name = 'CatalogError';
 }
 

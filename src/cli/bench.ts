@@ -2,17 +2,15 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { loadProgressReporter, stepProgressReporter } from '../client/progress.ts';
 import { REFERENCE_BENCH } from '../schema/reference-client.ts';
 import type { BenchRunRequest } from '../sweep/bench-plan.ts';
-import { BenchError, BenchInterrupted, BenchUsageError } from '../sweep/bench-point.ts';
 import { runBenchSweep } from '../sweep/bench-sweep.ts';
 import {
   formatPointLine,
   formatSinglePointSummary,
   formatSweepSummary,
 } from '../sweep/bench-sweep-format.ts';
-import { RunDirError } from '../sweep/run-dir.ts';
-import { WorkloadError } from '../workload/errors.ts';
 import { nonNegativeInt, numberIn, parseIntArg, positiveInt } from './common.ts';
 import type { CliIO } from './io.ts';
+import { onInterrupt } from './signals.ts';
 
 /**
  * `infx bench`: benchmark a running OpenAI-compatible server at one or more concurrencies, into a run
@@ -230,18 +228,12 @@ async function bench(flags: Flags, io: CliIO, version: string): Promise<number> 
   };
   const single = flags.concurrency.length === 1;
   const sink = { write: io.stderr, isTTY: io.stderrIsTTY ?? io.isTTY };
-  const controller = new AbortController();
-  const onSignal = () => {
-    if (controller.signal.aborted) process.exit(130); // a second Ctrl-C does not wait
-    io.stderr(
-      '\ninterrupted: cancelling requests in flight and writing what was measured (Ctrl-C again to quit)\n',
-    );
-    controller.abort();
-  };
-  // SIGTERM and SIGHUP too (a job stopped, the terminal gone): the point stops, what was measured is kept
-  // and the run directory's lock is given back.
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  for (const s of signals) process.on(s, onSignal);
+  const interrupt = onInterrupt({
+    say: () =>
+      io.stderr(
+        '\ninterrupted: cancelling requests in flight and writing what was measured (Ctrl-C again to quit)\n',
+      ),
+  });
   try {
     const report = await runBenchSweep(req, {
       log: (line) => io.stderr(`${line}\n`),
@@ -256,28 +248,14 @@ async function bench(flags: Flags, io: CliIO, version: string): Promise<number> 
         // A point found done was said so as it was found.
         if (!single && o.kind !== 'already-done') io.stderr(`${formatPointLine(o, i, n)}\n`);
       },
-      signal: controller.signal,
+      signal: interrupt.signal,
     });
     io.stdout(single ? formatSinglePointSummary(report) : formatSweepSummary(report));
     if (report.stopped) io.stderr(`error: ${report.stopped}\n`);
     if (report.interrupted) return 130;
     const allGood = report.points.every((p) => p.status?.status === 'ok' && p.status.valid !== false);
     return allGood ? 0 : 1;
-  } catch (err) {
-    if (err instanceof BenchInterrupted) {
-      io.stderr(`${err.message}\n`);
-      return 130;
-    }
-    if (err instanceof BenchUsageError) {
-      io.stderr(`error: ${err.message}\n`);
-      return 2;
-    }
-    if (err instanceof BenchError || err instanceof WorkloadError || err instanceof RunDirError) {
-      io.stderr(`error: ${err.message}\n`);
-      return 1;
-    }
-    throw err;
   } finally {
-    for (const s of signals) process.off(s, onSignal);
+    interrupt.dispose();
   }
 }

@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { plural } from '../schema/plural.ts';
 import { numberIn } from './common.ts';
+import { reportError } from './errors.ts';
 import type { CliIO } from './io.ts';
 
 /** `infx compare RUN --baseline RUN|official`: throughput per GPU at matched interactivity, config by config. */
@@ -73,7 +74,7 @@ export function registerCompare(program: Command, io: CliIO, setExit: (code: num
       numberIn(0, 100),
     )
     .action(async (runArg: string, flags: CompareFlags) => {
-      const [{ loadCurves, SourceError }, { compareRuns }, { sameIds }, fmt] = await Promise.all([
+      const [{ loadCurves }, { compareRuns }, { sameIds }, fmt] = await Promise.all([
         import('../analysis/sources.ts'),
         import('../analysis/compare.ts'),
         import('../analysis/compare-noise.ts'),
@@ -119,9 +120,7 @@ export function registerCompare(program: Command, io: CliIO, setExit: (code: num
         else if (flags.format === 'md') io.stdout(fmt.formatCompareMarkdown(report));
         else io.stdout(fmt.formatCompareText(report));
       } catch (err) {
-        if (!(err instanceof SourceError)) throw err;
-        io.stderr(`error: ${err.message}\n`);
-        setExit(err.usage ? 2 : 1);
+        setExit(reportError(err, io));
       }
     });
 }

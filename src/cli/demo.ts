@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { parseIntArg, positiveInt } from './common.ts';
-import { storeErrorCode } from './ingest.ts';
 import type { CliIO } from './io.ts';
+import { onInterrupt } from './signals.ts';
 import { timeScale } from './sweep-flags.ts';
 
 /** `infx demo` (npm run demo): example sweep on the simulated engine → store → dashboard. */
@@ -31,12 +31,8 @@ async function demo(f: DemoFlags, io: CliIO, version: string): Promise<number> {
     version,
   };
   const reporter = sweepReporter({ write: io.stderr, isTTY: io.stderrIsTTY ?? io.isTTY });
-  const controller = new AbortController();
-  const onSignal = () => {
-    if (controller.signal.aborted) process.exit(130);
-    controller.abort();
-  };
-  process.on('SIGINT', onSignal);
+  // Ctrl-C only: the sweep stops quietly and says how to finish it afterwards.
+  const interrupt = onInterrupt({ signals: ['SIGINT'] });
   let sweep: Awaited<ReturnType<typeof demoSweep>>;
   try {
     io.stderr(
@@ -45,11 +41,11 @@ async function demo(f: DemoFlags, io: CliIO, version: string): Promise<number> {
     sweep = await demoSweep(options, {
       log: reporter.log,
       onProgress: reporter.progress,
-      signal: controller.signal,
+      signal: interrupt.signal,
     });
     reporter.end();
   } finally {
-    process.off('SIGINT', onSignal);
+    interrupt.dispose();
   }
   const { outcome, runDir, resumed } = sweep;
   if (outcome.interrupted) {
@@ -118,14 +114,6 @@ export function registerDemo(
     .option('--max-conc <n>', 'a quicker demo: concurrencies up to N only', positiveInt)
     .option('--exit-after-ingest', 'stop after the results are stored (no dashboard)')
     .action(async (flags: DemoFlags) => {
-      try {
-        setExit(await demo(flags, io, version));
-      } catch (err) {
-        const { RunLockError } = await import('../sweep/lock.ts');
-        if (err instanceof RunLockError) {
-          io.stderr(`error: ${err.message}\n`);
-          setExit(1);
-        } else setExit(await storeErrorCode(err, io));
-      }
+      setExit(await demo(flags, io, version));
     });
 }

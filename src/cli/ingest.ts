@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { reportError } from './common.ts';
+import { reportError } from './errors.ts';
 import type { CliIO } from './io.ts';
 
 /** `infx ingest RUN_DIR`: a sweep's run directory into the results store, verified (src/store/ingest.ts). */
@@ -12,29 +12,6 @@ interface IngestFlags {
 
 export const DB_FLAG_HELP =
   'results database: a SQLite file path or sqlite:PATH, or postgres://USER:PASSWORD@HOST:PORT/DB (default: $INFX_DB, else .infx/infx.db)';
-
-/**
- * Store errors a user can act on: exit 2 for a bad --db, 1 for an unreachable database, bad input or a run
- * directory that is not one run (RunIdentityError, a RunDirReadError).
- */
-export async function storeErrorCode(err: unknown, io: CliIO): Promise<number> {
-  const [{ StoreError }, { RunDirReadError }, { VerifyError }, { PathEscapeError }] = await Promise.all([
-    import('../store/db.ts'),
-    import('../store/run-dir-reader.ts'),
-    import('../store/verify.ts'),
-    import('../schema/safe-path.ts'),
-  ]);
-  if (
-    err instanceof StoreError ||
-    err instanceof RunDirReadError ||
-    err instanceof VerifyError ||
-    err instanceof PathEscapeError
-  ) {
-    io.stderr(`error: ${err.message}\n`);
-    return err instanceof StoreError && err.usage ? 2 : 1;
-  }
-  return reportError(err, io);
-}
 
 export function registerIngest(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
@@ -73,7 +50,7 @@ export function registerIngest(program: Command, io: CliIO, setExit: (code: numb
           await store.close();
         }
       } catch (err) {
-        setExit(await storeErrorCode(err, io));
+        setExit(reportError(err, io));
       }
     });
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INFX_VERSION } from '../schema/version.ts';
@@ -11,6 +11,9 @@ import { INFX_VERSION } from '../schema/version.ts';
  */
 
 export const BUG_EXIT_CODE = 70;
+
+/** Reports kept in a folder: the newest; older ones are removed as a new one is written. */
+export const MAX_BUG_REPORTS = 20;
 
 /** Folders a bug report may go in, in order: $INFX_BUG_DIR, $XDG_CACHE_HOME/infx/bugs, ~/.cache/infx/bugs, the temp folder. */
 function reportDirs(env: NodeJS.ProcessEnv): string[] {
@@ -48,12 +51,25 @@ export function writeBugReport(err: unknown, argv: readonly string[], env = proc
       mkdirSync(dir, { recursive: true });
       const path = join(dir, `infx-bug-${stamp}-${process.pid}.txt`);
       writeFileSync(path, text, { flag: 'wx' });
+      pruneReports(dir);
       return path;
     } catch {
       // Try the next folder.
     }
   }
   return null;
+}
+
+/** Keeps the folder bounded; names sort by time (an ISO stamp), so the oldest go first. */
+function pruneReports(dir: string): void {
+  try {
+    const reports = readdirSync(dir)
+      .filter((f) => f.startsWith('infx-bug-') && f.endsWith('.txt'))
+      .sort();
+    for (const f of reports.slice(0, Math.max(0, reports.length - MAX_BUG_REPORTS))) unlinkSync(join(dir, f));
+  } catch {
+    // The report is written; a folder that cannot be cleaned only grows.
+  }
 }
 
 /** The one line a user sees for a bug. */

@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { USER_CATALOG_DEFAULT, USER_CATALOG_ENV } from '../config/user-catalog-path.ts';
 import {
   buildMatrix,
   DEFAULT_RUNNER_CONFIG,
@@ -17,6 +18,7 @@ import {
   rowFilterOptions,
 } from './matrix-flags.ts';
 import { registerMatrixPolicy } from './matrix-policy.ts';
+import { rememberMatrixOutput } from './matrix-replay.ts';
 
 /** `infx matrix full-sweep|test-config`: the reference generator's two subcommands, same flags, same JSON. */
 
@@ -50,10 +52,31 @@ function shared(cmd: Command): Command {
   );
 }
 
-/** Builds the request inside the try: flag combinations are checked there too. */
-async function emit(request: () => GeneratorRequest, io: CliIO): Promise<number> {
+/**
+ * Builds the request inside the try: flag combinations are checked there too. What it printed is kept in
+ * the output cache (matrix-replay.ts) with the files it read, the user catalog's included.
+ */
+async function emit(
+  flags: SharedFlags,
+  request: (io: CliIO) => GeneratorRequest,
+  io: CliIO,
+): Promise<number> {
+  let stderr = '';
+  const seen: CliIO = {
+    ...io,
+    stderr: (text) => {
+      stderr += text;
+      io.stderr(text);
+    },
+  };
   try {
-    io.stdout(`${pyDumps(await buildMatrix(request()))}\n`);
+    const stdout = `${pyDumps(await buildMatrix(request(seen)))}\n`;
+    io.stdout(stdout);
+    const catalog = process.env[USER_CATALOG_ENV];
+    rememberMatrixOutput(
+      [...flags.configFiles, flags.runnerConfig, USER_CATALOG_DEFAULT, ...(catalog ? [catalog] : [])],
+      { stdout, stderr },
+    );
     return 0;
   } catch (err) {
     return reportError(err, io);
@@ -88,8 +111,9 @@ export function registerMatrix(program: Command, io: CliIO, setExit: (code: numb
   ).action(async (flags) => {
     setExit(
       await emit(
-        () => ({
-          ...request(flags, io),
+        flags,
+        (seen) => ({
+          ...request(flags, seen),
           command: 'full-sweep',
           options: fullSweepOptions(flags),
         }),
@@ -107,8 +131,9 @@ export function registerMatrix(program: Command, io: CliIO, setExit: (code: numb
   ).action(async (flags) => {
     setExit(
       await emit(
-        () => ({
-          ...request(flags, io),
+        flags,
+        (seen) => ({
+          ...request(flags, seen),
           command: 'test-config',
           options: { ...rowFilterOptions(flags), configKeys: flags.configKeys, conc: flags.conc },
         }),

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { plural } from '../schema/plural.ts';
+import { reportError } from './errors.ts';
 import type { CliIO } from './io.ts';
 
 /** `infx plot RUN... --out chart.svg|chart.png`: throughput per GPU against interactivity, latency or TTFT. */
@@ -86,9 +87,7 @@ export function registerPlot(program: Command, io: CliIO, setExit: (code: number
             `${plural(points, 'point')})\n`,
         );
       } catch (err) {
-        if (!(err instanceof SourceError)) throw err;
-        io.stderr(`error: ${err.message}\n`);
-        setExit(err.usage ? 2 : 1);
+        setExit(reportError(err, io));
       }
     });
 }

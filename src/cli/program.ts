@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { CatalogError } from '../catalog/index.ts';
-import { USER_CATALOG_DEFAULT, USER_CATALOG_ENV, useUserCatalog } from '../config/user-catalog.ts';
+import { USER_CATALOG_DEFAULT, USER_CATALOG_ENV } from '../config/user-catalog-path.ts';
+import { CatalogLoadError, reportError } from './errors.ts';
 import type { CliIO } from './io.ts';
 
 /**
@@ -25,9 +26,21 @@ export function newProgram(io: CliIO, version: string): Command {
         `a user catalog of accelerators and models to add (\`infx schema catalog\`; default: $${USER_CATALOG_ENV}, ` +
           `else ${USER_CATALOG_DEFAULT} when present)`,
       )
-      .hook('preAction', (program) => {
+      .hook('preAction', async (program) => {
+        const file = program.opts<{ catalog?: string }>().catalog;
+        // The catalog reader (YAML, schemas) is loaded only when there may be a catalog to read.
+        if (
+          file === undefined &&
+          process.env[USER_CATALOG_ENV] === undefined &&
+          !existsSync(USER_CATALOG_DEFAULT)
+        )
+          return;
+        const [{ useUserCatalog }, { CatalogError }] = await Promise.all([
+          import('../config/user-catalog.ts'),
+          import('../catalog/index.ts'),
+        ]);
         try {
-          useUserCatalog(program.opts<{ catalog?: string }>().catalog);
+          useUserCatalog(file);
         } catch (err) {
           if (err instanceof CatalogError) throw new CatalogLoadError(err.message);
           throw err;
@@ -35,9 +48,6 @@ export function newProgram(io: CliIO, version: string): Command {
       })
   );
 }
-
-/** A user catalog that cannot be used: the command does not run (exit 1, as for any bad input). */
-class CatalogLoadError extends Error {}
 
 /**
  * `--catalog FILE` is the program's option, but people write it after the command too (`infx check …
@@ -78,10 +88,6 @@ export async function parseProgram(
   try {
     await program.parseAsync(hoistCatalogFlag(argv), { from: 'user' });
   } catch (err) {
-    if (err instanceof CatalogLoadError) {
-      io.stderr(`infx: ${err.message}\n`);
-      return 1;
-    }
     if (err instanceof CommanderError) {
       if (
         err.code === 'commander.helpDisplayed' ||
@@ -91,7 +97,8 @@ export async function parseProgram(
         return 0;
       return 2;
     }
-    throw err;
+    // Whatever a command did not report itself; a bug is thrown on to the process entry.
+    return reportError(err, io);
   }
   return exitCode();
 }

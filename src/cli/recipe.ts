@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { CONTAINER_RUNTIMES, type ContainerRuntime } from '../schema/engine-launch.ts';
 import { numberIn, parseIntArg, positiveInt } from './common.ts';
+import { reportError } from './errors.ts';
 import type { CliIO } from './io.ts';
 
 /** `infx recipe render`: the exact engine command lines of a matrix row (recipes/*.sh). */
@@ -91,15 +92,12 @@ export function registerRecipe(program: Command, io: CliIO, setExit: (code: numb
     .option('--recipes-dir <dir>', 'recipes folder (default: the package recipes/, or INFX_RECIPES_DIR)')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (flags: RenderFlags) => {
-      const [
-        { readMatrixRowFile, pickConc },
-        { renderRecipeWithWarnings, RecipeError },
-        { formatLaunchText },
-      ] = await Promise.all([
-        import('../engines/point-file.ts'),
-        import('../engines/recipe.ts'),
-        import('../engines/render-text.ts'),
-      ]);
+      const [{ readMatrixRowFile, pickConc }, { renderRecipeWithWarnings }, { formatLaunchText }] =
+        await Promise.all([
+          import('../engines/point-file.ts'),
+          import('../engines/recipe.ts'),
+          import('../engines/render-text.ts'),
+        ]);
       try {
         const row = await readMatrixRowFile(flags.point);
         const { conc, note } = pickConc(row, flags.conc);
@@ -126,9 +124,7 @@ export function registerRecipe(program: Command, io: CliIO, setExit: (code: numb
           flags.format === 'json' ? `${JSON.stringify(launch, null, 2)}\n` : formatLaunchText(launch),
         );
       } catch (err) {
-        if (!(err instanceof RecipeError)) throw err;
-        io.stderr(`error: ${err.message}\n`);
-        setExit(1);
+        setExit(reportError(err, io));
       }
     });
 }

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { parseIntArg } from './common.ts';
-import { DB_FLAG_HELP, storeErrorCode } from './ingest.ts';
+import { reportError } from './errors.ts';
+import { DB_FLAG_HELP } from './ingest.ts';
 import type { CliIO } from './io.ts';
 
 /** `infx serve`: the dashboard and its JSON API (src/web/server.ts) until Ctrl-C or SIGTERM. */
@@ -77,7 +78,7 @@ export function registerServe(program: Command, io: CliIO, setExit: (code: numbe
           setExit(1);
           return;
         }
-        setExit(await storeErrorCode(err, io));
+        setExit(reportError(err, io));
         return;
       }
       io.stdout(`dashboard at ${server.url}\n`);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { formatOutcome, predictRows, RowsError } from '../sim/engine/rows.ts';
+import { formatOutcome, predictRows } from '../sim/engine/rows.ts';
 import { parseIntArg, reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 
@@ -106,11 +106,6 @@ export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: numb
         }
         if (outcomes.some((o) => o.status === 'error')) setExit(1);
       } catch (err) {
-        if (err instanceof RowsError) {
-          io.stderr(`error: ${err.message}\n`);
-          setExit(1);
-          return;
-        }
         setExit(reportError(err, io));
       }
     });

@@ -1,12 +1,12 @@
 import { type Command, Option } from 'commander';
-import { CatalogError } from '../catalog/index.ts';
 import { PRECISIONS, type Precision } from '../schema/catalog.ts';
-import { type SimSetup, SimSetupError } from '../sim/engine/config.ts';
-import { DEFAULT_AL, DEFAULT_DRAFT_TOKENS, RowsError } from '../sim/engine/rows.ts';
+import type { SimSetup } from '../sim/engine/config.ts';
+import { DEFAULT_AL, DEFAULT_DRAFT_TOKENS } from '../sim/engine/rows.ts';
 import { startSimServer } from '../sim/serve/server.ts';
-import { ServeSetupError, serveSetup } from '../sim/serve/setup-from.ts';
+import { serveSetup } from '../sim/serve/setup-from.ts';
 import { loadTokenizer } from '../workload/tokenizers.ts';
 import { numberIn, parseIntArg, positiveInt } from './common.ts';
+import { reportError } from './errors.ts';
 import type { CliIO } from './io.ts';
 import { untilSignal } from './signals.ts';
 
@@ -162,17 +162,7 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
         await untilSignal();
         await server.close();
       } catch (err) {
-        if (
-          err instanceof ServeSetupError ||
-          err instanceof RowsError ||
-          err instanceof SimSetupError ||
-          err instanceof CatalogError
-        ) {
-          io.stderr(`error: ${err.message}\n`);
-          setExit(1);
-          return;
-        }
-        throw err;
+        setExit(reportError(err, io));
       }
     });
 }

@@ -1,6 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { ServeError, serveScripted } from '../sim/scripted/run.ts';
-import { ScriptError } from '../sim/scripted/script.ts';
+import { serveScripted } from '../sim/scripted/run.ts';
 import { parseIntArg, reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 import { untilSignal } from './signals.ts';
@@ -88,11 +87,6 @@ export function registerSim(program: Command, io: CliIO, setExit: (code: number)
             `${stats.badRequests} bad, ${stats.clientClosed} closed by the client\n`,
         );
       } catch (err) {
-        if (err instanceof ScriptError || err instanceof ServeError) {
-          for (const line of err.message.split('\n')) io.stderr(`error: ${line}\n`);
-          setExit(1);
-          return;
-        }
         setExit(reportError(err, io));
       }
     });

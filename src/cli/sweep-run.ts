@@ -7,8 +7,9 @@ import { preflightChecks, preflightProblems } from '../sweep/preflight.ts';
 import { sweepReporter } from '../sweep/progress.ts';
 import { readManifest } from '../sweep/run-dir.ts';
 import type { Selection } from '../sweep/sweep.ts';
+import { UsageError } from './errors.ts';
 import type { CliIO } from './io.ts';
-import { UsageError } from './sweep-errors.ts';
+import { onInterrupt } from './signals.ts';
 
 /** Takes the run directory's lock (src/sweep/lock.ts), saying so when it takes over a stale one. */
 export function lockRun(runDir: string, command: string, io: CliIO, create = false): RunLock {
@@ -71,16 +72,11 @@ export async function runAndReport(
     return 1;
   }
   const reporter = sweepReporter({ write: io.stderr, isTTY: io.stderrIsTTY ?? io.isTTY });
-  const controller = new AbortController();
-  const onSignal = () => {
-    if (controller.signal.aborted) process.exit(130); // the point processes still stop their engines
-    reporter.log('interrupted: stopping the running points and their engines (Ctrl-C again to quit now)');
-    controller.abort();
-  };
-  // SIGHUP too (the terminal went away): the points stop, and the lock is given back on the way out.
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('SIGHUP', onSignal);
+  // The points stop, and the lock is given back on the way out.
+  const interrupt = onInterrupt({
+    say: () =>
+      reporter.log('interrupted: stopping the running points and their engines (Ctrl-C again to quit now)'),
+  });
   try {
     const { manifest: ran, outcome } = await executeRun(
       runDir,
@@ -88,7 +84,7 @@ export async function runAndReport(
       {
         log: reporter.log,
         onProgress: reporter.progress,
-        signal: controller.signal,
+        signal: interrupt.signal,
       },
       overrides,
     );
@@ -97,9 +93,7 @@ export async function runAndReport(
     if (outcome.interrupted) return 130;
     return outcome.failed.length > 0 || outcome.invalid.length > 0 || outcome.canaryFailed ? 1 : 0;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.off('SIGHUP', onSignal);
+    interrupt.dispose();
     lock.release();
   }
 }

@@ -4,8 +4,8 @@ import { runPointAttempt } from '../sweep/point-run.ts';
 import { readPointSpec } from '../sweep/point-spec.ts';
 import { pointStates, readManifest, resultHeadline } from '../sweep/run-dir.ts';
 import { nonNegativeInt, positiveInt } from './common.ts';
+import { reportError } from './errors.ts';
 import type { CliIO } from './io.ts';
-import { sweepErrorCode } from './sweep-errors.ts';
 import { benchDefaults, engineDefaults, faultRules, type PointFlags, pointFlags } from './sweep-flags.ts';
 import { runAndReport } from './sweep-run.ts';
 
@@ -108,7 +108,7 @@ export function registerSweepTools(
     try {
       setExit(await point(flags, io, version));
     } catch (err) {
-      setExit(sweepErrorCode(err, io));
+      setExit(reportError(err, io));
     }
   });
 
@@ -136,7 +136,7 @@ export function registerSweepTools(
         );
         setExit(0);
       } catch (err) {
-        setExit(sweepErrorCode(err, io));
+        setExit(reportError(err, io));
       }
     });
 
@@ -154,7 +154,7 @@ export function registerSweepTools(
           }),
         );
       } catch (err) {
-        setExit(sweepErrorCode(err, io));
+        setExit(reportError(err, io));
       }
     });
 }

@@ -15,6 +15,7 @@ import { plannedLaunches } from '../sweep/execute.ts';
 import { formatPlan } from '../sweep/format.ts';
 import { manifestPath } from '../sweep/run-dir.ts';
 import { collectInts, nonNegativeInt, positiveInt } from './common.ts';
+import { reportError, UsageError } from './errors.ts';
 import type { CliIO } from './io.ts';
 import {
   type FullSweepFlags,
@@ -23,7 +24,6 @@ import {
   fullSweepOptions,
   rowFilterFlags,
 } from './matrix-flags.ts';
-import { sweepErrorCode, UsageError } from './sweep-errors.ts';
 import { benchDefaults, engineDefaults, faultRules, type PointFlags, pointFlags } from './sweep-flags.ts';
 import { lockRun, notePreflight, runAndReport } from './sweep-run.ts';
 import { registerSweepTools } from './sweep-tools.ts';
@@ -240,7 +240,7 @@ export function registerSweep(program: Command, io: CliIO, setExit: (code: numbe
     try {
       setExit(await sweep(flags, givenFlags(self), io, version));
     } catch (err) {
-      setExit(sweepErrorCode(err, io));
+      setExit(reportError(err, io));
     }
   });
   // Options after `sweep point|status|retry` belong to the subcommand (both have --out, for one).

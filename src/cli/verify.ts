@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
-import { DB_FLAG_HELP, storeErrorCode } from './ingest.ts';
+import { reportError } from './errors.ts';
+import { DB_FLAG_HELP } from './ingest.ts';
 import type { CliIO } from './io.ts';
 
 /** `infx verify RUN_ID --run-dir DIR`: the store holds exactly what the run directory holds (src/store/verify.ts). */
@@ -39,7 +40,7 @@ export function registerVerify(program: Command, io: CliIO, setExit: (code: numb
           await store.close();
         }
       } catch (err) {
-        setExit(await storeErrorCode(err, io));
+        setExit(reportError(err, io));
       }
     });
 }

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { InfxError } from '../schema/errors.ts';
 import { ENGINE_CLOCK_PROTOCOL, SIMULATOR_HEADER, TIME_SCALE_HEADER } from '../schema/sim-protocol.ts';
 
 /**
@@ -19,7 +20,7 @@ export interface ServerProbe {
   gpus: number | null;
 }
 
-export class ProbeError extends Error {}
+export class ProbeError extends InfxError {}
 
 /**
  * A /v1/models answer larger than this is not read further (its model list is all we need); the probe

@@ -1,10 +1,11 @@
 import type * as z from 'zod';
 import type { Diagnostic, DocPath } from '../schema/diagnostic.ts';
+import { InfxError } from '../schema/errors.ts';
 import type { SourceMap } from './yaml-source.ts';
 
 /** Turning schema issues into diagnostics that point into the file, and printing them. */
 
-export class ConfigError extends Error {
+export class ConfigError extends InfxError {
   readonly diagnostics: Diagnostic[];
   constructor(summary: string, diagnostics: Diagnostic[]) {
     super(summary);

@@ -11,8 +11,10 @@ import { parseYaml } from './yaml-source.ts';
  * replaces it. Found from `--catalog FILE`, else `$INFX_CATALOG`, else `.infx/catalog.yaml` when present.
  */
 
-export const USER_CATALOG_DEFAULT = '.infx/catalog.yaml';
-export const USER_CATALOG_ENV = 'INFX_CATALOG';
+import { USER_CATALOG_DEFAULT, USER_CATALOG_ENV } from './user-catalog-path.ts';
+
+export { USER_CATALOG_DEFAULT, USER_CATALOG_ENV };
+
 /** A catalog is a few entries; anything far larger is not one. */
 const MAX_BYTES = 4 * 1024 * 1024;
 

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { InfxError } from '../schema/errors.ts';
 import { defaultRecipesDir, RECIPE_BY_FRAMEWORK } from '../schema/recipes.ts';
 
 export { defaultRecipesDir, RECIPE_BY_FRAMEWORK };
@@ -7,7 +8,7 @@ export { defaultRecipesDir, RECIPE_BY_FRAMEWORK };
 /** Which recipe script renders a framework, and where the recipes live. */
 
 /** A row or option the recipes cannot render; the message says what and how to fix it. */
-export class RecipeError extends Error {
+export class RecipeError extends InfxError {
   override name = 'RecipeError';
 }
 

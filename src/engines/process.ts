@@ -4,6 +4,7 @@ import { mkdir, open, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { EngineLaunch, EngineProcess } from '../schema/engine-launch.ts';
+import { InfxError } from '../schema/errors.ts';
 import { isInside } from '../schema/safe-path.ts';
 
 /**
@@ -30,7 +31,7 @@ export interface RunningEngine {
   readonly logPath?: string;
 }
 
-export class EngineStartError extends Error {
+export class EngineStartError extends InfxError {
   constructor(
     message: string,
     readonly exit: ProcessExit | null,

@@ -1,3 +1,4 @@
+import { InfxError } from '../schema/errors.ts';
 import type { PointResultOf } from '../schema/point-result.ts';
 import type { OfKind, Workload, WorkloadKind } from '../schema/workload.ts';
 import { aggregatePoint } from './fixed-seq-len.ts';
@@ -39,7 +40,7 @@ export const WORKLOAD_CAPABILITIES: { readonly [K in WorkloadKind]: Capability<K
 export const notRunnable = (kind: WorkloadKind): NotRunnable | null => WORKLOAD_CAPABILITIES[kind].missing;
 
 /** A point of a kind that cannot run was asked to be aggregated. */
-export class WorkloadNotRunnableError extends Error {}
+export class WorkloadNotRunnableError extends InfxError {}
 
 /** The aggregator of `workload`'s kind. */
 export function aggregatorFor<K extends WorkloadKind>(workload: { kind: K }): Aggregator<K> {

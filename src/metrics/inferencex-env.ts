@@ -1,3 +1,4 @@
+import { InfxError } from '../schema/errors.ts';
 /**
  * The job environment that the reference's process_result.py reads (spec §4.3, §7.2), as a typed
  * object. Fields a job does not set are undefined; the aggregation says which variables are missing,
@@ -51,7 +52,7 @@ export interface InferencexAggregateEnv {
 }
 
 /** A process_result.py condition, with the reference's message. */
-export class InferencexAggregateError extends Error {
+export class InferencexAggregateError extends InfxError {
   override name = 'InferencexAggregateError';
 }
 

@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { InfxError } from './errors.ts';
 
 /**
  * Paths built from ids (run ids, point ids, attempt numbers, file names from an API request) never leave
@@ -11,7 +12,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
  * UI's types reach, since it needs node:path.
  */
 
-export class PathEscapeError extends Error {
+export class PathEscapeError extends InfxError {
   override name = 'PathEscapeError';
 }
 

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { EXIT_INPUT, EXIT_USAGE, InfxError } from '../schema/errors.ts';
 import { migrateToLatest, pendingMigrations } from './migrations.ts';
 import type { Database } from './tables.ts';
 
@@ -16,12 +17,12 @@ export type Backend = 'sqlite' | 'postgres';
 export type StoreUrl = { backend: 'sqlite'; path: string } | { backend: 'postgres'; url: string };
 
 /** A store that cannot be opened. `usage`: the URL itself is wrong (exit 2), otherwise the database (exit 1). */
-export class StoreError extends Error {
+export class StoreError extends InfxError {
   constructor(
     message: string,
     readonly usage = false,
   ) {
-    super(message);
+    super(message, { exitCode: usage ? EXIT_USAGE : EXIT_INPUT });
   }
 }
 

@@ -7,6 +7,7 @@ import {
   Migrator,
   sql,
 } from 'kysely';
+import { InfxError } from '../schema/errors.ts';
 
 /**
  * The schema, as Kysely migrations defined in code: the same statements for SQLite and PostgreSQL (portable
@@ -352,7 +353,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };
 
-export class MigrationError extends Error {}
+export class MigrationError extends InfxError {}
 
 /**
  * Applies the migrations the database has not seen yet (up to `upTo`, for tests of a migration: a store

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type * as z from 'zod';
 import type { CurveEngine } from '../schema/curve.ts';
+import { InfxError } from '../schema/errors.ts';
 import { POINT_RESULT_SCHEMA_VERSION, type PointResult, PointResultSchema } from '../schema/point-result.ts';
 import {
   ATTEMPT_FILES,
@@ -46,7 +47,7 @@ export const RUN_FILES = {
 } as const;
 
 /** A run directory that cannot be read at all (no or an invalid manifest.json). */
-export class RunDirReadError extends Error {}
+export class RunDirReadError extends InfxError {}
 
 /**
  * A run directory that is not one run: a file claims another run id than its manifest.json (a manifest

@@ -1,3 +1,4 @@
+import { InfxError } from '../schema/errors.ts';
 import type { VerifyDifference, VerifyReport } from '../schema/store.ts';
 import type { Store } from './db.ts';
 import { type RunRows, runRows } from './rows.ts';
@@ -11,7 +12,7 @@ import { RUN_FILES, readRunDirFast, sha256 } from './run-dir-reader.ts';
  * directory (a truncated requests.jsonl, an impossible value) fails it too.
  */
 
-export class VerifyError extends Error {}
+export class VerifyError extends InfxError {}
 
 /** Issues that say the run directory is damaged: truncated request records, impossible values. */
 const damaged = (i: { file: string; problem: string }) =>

@@ -10,6 +10,7 @@ import { ProbeError, probeServer } from '../client/probe.ts';
 import { aggregatorFor } from '../metrics/aggregate.ts';
 import { chooseClock } from '../metrics/clock-view.ts';
 import { toInferencexRaw } from '../metrics/inferencex.ts';
+import { EXIT_INTERRUPTED, EXIT_USAGE, InfxError } from '../schema/errors.ts';
 import { POINT_LIMITS, type PointResult } from '../schema/point-result.ts';
 import { ATTEMPT_FILES } from '../schema/run-dir.ts';
 import type { FixedSeqLenWorkload } from '../schema/workload.ts';
@@ -72,11 +73,19 @@ export interface BenchHooks {
 }
 
 /** Bad flag values or combinations: exit 2 with this message. */
-export class BenchUsageError extends Error {}
+export class BenchUsageError extends InfxError {
+  constructor(message: string) {
+    super(message, { exitCode: EXIT_USAGE });
+  }
+}
 /** The run could not start or complete (server unreachable, tokenizer missing): exit 1. */
-export class BenchError extends Error {}
+export class BenchError extends InfxError {}
 /** Interrupted before any request was sent: there is nothing to write. */
-export class BenchInterrupted extends Error {}
+export class BenchInterrupted extends InfxError {
+  constructor(message: string) {
+    super(message, { exitCode: EXIT_INTERRUPTED });
+  }
+}
 
 export function checkBenchOptions(o: BenchOptions): void {
   const problems: string[] = [];

@@ -13,6 +13,7 @@ import {
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { processStartTicks } from '../engines/groups.ts';
+import { InfxError } from '../schema/errors.ts';
 import { RUN_TOP_FILES } from '../schema/run-dir.ts';
 
 /**
@@ -48,7 +49,7 @@ export interface LockInfo {
 }
 
 /** The run directory's lock cannot be taken: held by another sweep (LockHeldError), or not creatable. */
-export class RunLockError extends Error {
+export class RunLockError extends InfxError {
   override name = 'RunLockError';
 }
 

@@ -1,6 +1,7 @@
 import { rowGpus, workerGpus } from '../matrix/gpus.ts';
 import { resultName, seqLenName } from '../matrix/naming.ts';
 import { notRunnable } from '../metrics/aggregate.ts';
+import { InfxError } from '../schema/errors.ts';
 import { isFixed, isMultiNode, type MatrixRow } from '../schema/matrix-row.ts';
 import {
   type BenchDefaults,
@@ -17,7 +18,7 @@ import { rowWorkloadKind } from '../schema/workload.ts';
  * client and engine need. Rows a sweep cannot run yet are listed with the reason.
  */
 
-export class SweepPlanError extends Error {}
+export class SweepPlanError extends InfxError {}
 
 /** A fault for the points whose id contains `match` (or the n-th point with `#n`). */
 export interface FaultRule {

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type * as z from 'zod';
+import { InfxError } from '../schema/errors.ts';
 import {
   ATTEMPT_FILES,
   attemptOfDir,
@@ -24,7 +25,7 @@ import { writeFileAtomic } from './atomic-write.ts';
  * Slurm job on another node) sees the same thing.
  */
 
-export class RunDirError extends Error {}
+export class RunDirError extends InfxError {}
 
 export const manifestPath = paths.manifestPath;
 

@@ -1,6 +1,7 @@
 import { accelerator, model } from '../../catalog/index.ts';
 import { GIB, type MemoryPlan, memoryPlan, type Parallelism } from '../../catalog/memory.ts';
 import type { AcceleratorSpec, ModelSpec, Precision } from '../../schema/catalog.ts';
+import { InfxError } from '../../schema/errors.ts';
 import { type EngineHooks, type EngineOptions, SimEngine } from './engine.ts';
 import { BLOCK_SIZE } from './kv-cache.ts';
 import { PerfModel } from './perf-model.ts';
@@ -51,7 +52,7 @@ export interface ResolvedSim {
   engineOptions: EngineOptions;
 }
 
-export class SimSetupError extends Error {
+export class SimSetupError extends InfxError {
   override name = 'SimSetupError';
 }
 

@@ -1,3 +1,4 @@
+import { InfxError } from '../../schema/errors.ts';
 import { resolveSim, type SimSetup } from './config.ts';
 import { SimEngine } from './engine.ts';
 import { Prng } from './prng.ts';
@@ -71,7 +72,7 @@ export interface PredictResult {
   kvCapacityTokens: number;
 }
 
-export class PredictError extends Error {
+export class PredictError extends InfxError {
   override name = 'PredictError';
 }
 

@@ -1,6 +1,7 @@
 import { goldenAcceptanceLength, recipeSpec } from '../../catalog/golden-al.ts';
 import { CatalogError, model as catalogModel } from '../../catalog/index.ts';
 import { PRECISIONS, type Precision } from '../../schema/catalog.ts';
+import { InfxError } from '../../schema/errors.ts';
 import { type SimSetup, SimSetupError } from './config.ts';
 import type { DisaggSetup } from './disagg.ts';
 import { PredictError, type PredictMethod, type PredictResult, predictPoint } from './predict.ts';
@@ -69,7 +70,7 @@ export type PointOutcome =
   | (PointIdentity & { status: 'unsupported'; reason: string })
   | (PointIdentity & { status: 'error'; reason: string });
 
-export class RowsError extends Error {
+export class RowsError extends InfxError {
   override name = 'RowsError';
 }
 

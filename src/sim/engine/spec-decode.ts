@@ -1,3 +1,4 @@
+import { InfxError } from '../../schema/errors.ts';
 import type { Prng } from './prng.ts';
 
 /**
@@ -18,7 +19,7 @@ export interface SpecDecodingConfig {
   acceptanceLength: number;
 }
 
-export class SpecConfigError extends Error {
+export class SpecConfigError extends InfxError {
   override name = 'SpecConfigError';
 }
 

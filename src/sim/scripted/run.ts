@@ -1,4 +1,5 @@
 import { createWriteStream } from 'node:fs';
+import { InfxError } from '../../schema/errors.ts';
 import type { ScriptedScript } from '../../schema/scripted-script.ts';
 import type { ServerEvent } from './log.ts';
 import { loadScript, parseScript } from './script.ts';
@@ -26,9 +27,9 @@ export interface ServeScriptedOptions extends ScriptOverrides {
 }
 
 /** The server could not run: the port is taken, the host unknown, the log file unwritable. */
-export class ServeError extends Error {
+export class ServeError extends InfxError {
   constructor(message: string) {
-    super(message);
+    super(message, { lineByLine: true });
     this.name = 'ServeError';
   }
 }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import yaml from 'js-yaml';
 import type * as z from 'zod';
+import { InfxError } from '../../schema/errors.ts';
 import {
   type ScriptedDefaults,
   type ScriptedScript,
@@ -8,9 +9,9 @@ import {
 } from '../../schema/scripted-script.ts';
 
 /** A script that cannot be used: every line names the source and, for schema problems, the key path. */
-export class ScriptError extends Error {
+export class ScriptError extends InfxError {
   constructor(readonly lines: readonly string[]) {
-    super(lines.join('\n'));
+    super(lines.join('\n'), { lineByLine: true });
     this.name = 'ScriptError';
   }
 }

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { InfxError } from '../../schema/errors.ts';
 import { isMultiNode, type MatrixRow, MatrixRowSchema } from '../../schema/matrix-row.ts';
 import type { SimSetup } from '../engine/config.ts';
 import type { DisaggSetup } from '../engine/disagg.ts';
@@ -6,7 +7,7 @@ import { setupOfRow } from '../engine/rows.ts';
 
 /** Where an `infx sim serve` setup comes from: command-line flags, or one matrix row (`--point`). */
 
-export class ServeSetupError extends Error {}
+export class ServeSetupError extends InfxError {}
 
 /**
  * A matrix row as the engine(s) `sim serve` runs (the mapping predict uses too). An aggregated multi-node

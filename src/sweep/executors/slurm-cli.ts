@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { InfxError } from '../../schema/errors.ts';
 import {
   isTerminal,
   type JobState,
@@ -20,13 +21,13 @@ export type { GpuRequest, JobComponent, JobScriptSpec } from './slurm-script.ts'
 export { JobScriptError, jobScript } from './slurm-script.ts';
 
 /** A Slurm command that failed: which, how (exit code or timeout), and what it printed on stderr. */
-export class SlurmError extends Error {
+export class SlurmError extends InfxError {
   override name = 'SlurmError';
   constructor(
     message: string,
     readonly command: string,
     readonly stderr: string,
-    readonly exitCode: number | null,
+    readonly commandExitCode: number | null,
   ) {
     super(message);
   }

@@ -1,4 +1,5 @@
 import { shellJoin, shellQuote } from '../../engines/shell.ts';
+import { InfxError } from '../../schema/errors.ts';
 
 /** How a cluster wants GPUs asked for: `--gres=gpu:N`, `--gpus-per-node=N`, or not at all (whole nodes). */
 export type GpuRequest = 'gres' | 'gpus-per-node' | 'none';
@@ -41,7 +42,7 @@ export interface JobScriptSpec {
   components?: readonly JobComponent[];
 }
 
-export class JobScriptError extends Error {
+export class JobScriptError extends InfxError {
   override name = 'JobScriptError';
 }
 
