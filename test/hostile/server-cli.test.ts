@@ -96,7 +96,8 @@ async function bench(
     stderr += c;
   });
   const killer = setTimeout(() => child.kill('SIGKILL'), WALL_LIMIT_MS);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  // 'close', not 'exit': the process may be gone before its last output is read from the pipe.
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
   clearTimeout(killer);
   const wallMs = performance.now() - t0;
   await server.close();

@@ -64,7 +64,7 @@ function runCli(args: string[]): Proc {
   child.stderr!.on('data', (b: Buffer) => {
     err += b.toString();
   });
-  const exit = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  const exit = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
   return { child, stdout: () => out, stderr: () => err, exit };
 }
 
