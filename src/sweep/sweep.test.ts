@@ -19,7 +19,7 @@ import { runSweep, type Selection } from './sweep.ts';
 
 /** ok, ok but not valid (the client or the engine set the pace), or a failure in that phase. */
 type Outcome = 'ok' | 'invalid' | PointPhase;
-type Script = Record<number, { outcomes: Outcome[]; ms?: number }>;
+type Script = Record<number, { outcomes: Outcome[]; ms?: number; onStart?: () => void }>;
 
 function scripted(script: Script, order: string[]): PointExecutor {
   return {
@@ -27,6 +27,7 @@ function scripted(script: Script, order: string[]): PointExecutor {
     async start(job: AttemptJob) {
       order.push(`${job.spec.conc}#${job.attempt}`);
       const plan = script[job.spec.conc] ?? { outcomes: ['ok'] };
+      plan.onStart?.();
       const outcome = plan.outcomes[job.attempt - 1] ?? plan.outcomes.at(-1) ?? 'ok';
       let cancel!: () => void;
       const cancelled = new Promise<void>((r) => {
@@ -195,10 +196,11 @@ describe('runSweep', () => {
 
   it('on abort cancels the running points and starts no more', async () => {
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
+    // Once point 1 runs (a timer from the test's start could fire before it does on a busy machine).
+    const abortSoon = () => setTimeout(() => controller.abort(), 20);
     const r = await run(
       rows(1, 2, 3),
-      { 1: { outcomes: ['ok'], ms: 10_000 } },
+      { 1: { outcomes: ['ok'], ms: 10_000, onStart: abortSoon } },
       { signal: controller.signal },
     );
     expect(r.order).toEqual(['1#1']);
