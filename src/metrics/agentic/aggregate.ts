@@ -1,0 +1,80 @@
+import type { AgenticMetrics } from '../../schema/agentic-metrics.ts';
+import type { AgenticRequestRecord } from '../../schema/agentic-record.ts';
+import type { AgenticCodingWorkload } from '../../schema/workload.ts';
+import type { PointInput } from '../point-input.ts';
+import { theoreticalCacheHitRate, theoreticalPrefixCacheHit } from './cache.ts';
+import { coverageOf, errorGateOf, FAILED_REQUEST_THRESHOLD, healthOf, submissionValidity } from './health.ts';
+import { latencyOf, tokensOfMeasures } from './latency.ts';
+import { accountingOf, isKept, measureOf } from './records.ts';
+import { qpsOf, throughputOf } from './throughput.ts';
+
+/**
+ * The agentic block of a point from its request records (client-metrics-spec §4.4, addendum §1). Not yet
+ * registered in metrics/aggregate.ts: agentic points stay "not runnable" until the replay writes records.
+ */
+
+/** What the replay knows about the run that its records do not say. */
+export interface AgenticReplayFacts {
+  /** The profiling phase on the records' clock: its start, and the end of the configured duration. */
+  profilingStartMs: number;
+  profilingEndMs: number;
+  /** Requests the replay could not dispatch on schedule. */
+  creditDropCount: number;
+  /** The live error gate stopped the run. */
+  runCancelled: boolean;
+  /** The error gate's threshold; the reference's 0.10 when absent. */
+  failedRequestThreshold?: number;
+}
+
+/**
+ * An aggregator's input (metrics/point-input.ts) with agentic records and the replay's facts. It cannot
+ * be a plain PointInput until RequestRecord carries the optional `agentic` fields.
+ */
+export type AgenticAggregateInput = Omit<PointInput<AgenticCodingWorkload>, 'records'> & {
+  records: readonly AgenticRequestRecord[];
+  replay: AgenticReplayFacts;
+};
+
+/** Every allocated GPU: the total when given, else prefill + decode. */
+export function allocatedGpus(g: AgenticAggregateInput['gpus']): number | null {
+  if (g.total !== null) return g.total;
+  return g.prefill !== null && g.decode !== null ? g.prefill + g.decode : null;
+}
+
+export function aggregateAgentic(input: AgenticAggregateInput): AgenticMetrics {
+  const kept = input.records.filter(isKept);
+  const measures = kept.map(measureOf);
+  const { latency, interactivity } = latencyOf(measures);
+  const prefix = theoreticalPrefixCacheHit(input.records);
+  const health = healthOf(input.records, input.replay.creditDropCount);
+  const coverage = coverageOf(
+    measures.map((m) => m.observedMs),
+    { startMs: input.replay.profilingStartMs, endMs: input.replay.profilingEndMs },
+  );
+  const errorGate = errorGateOf(
+    input.records,
+    input.replay.failedRequestThreshold ?? FAILED_REQUEST_THRESHOLD,
+  );
+  const validity = submissionValidity({
+    coverage,
+    health,
+    errorGate,
+    runCancelled: input.replay.runCancelled,
+    durationS: input.workload.durationS,
+    kept: kept.length,
+  });
+  return {
+    accounting: accountingOf(input.records),
+    latency,
+    interactivity,
+    tokens: tokensOfMeasures(measures),
+    throughput: throughputOf(measures, allocatedGpus(input.gpus)),
+    qps: qpsOf(measures.map((m) => m.endMs).filter((v): v is number => v !== null)),
+    cache: { theoreticalPrefixCacheHit: prefix, theoreticalCacheHitRate: theoreticalCacheHitRate(prefix) },
+    health,
+    coverage,
+    errorGate,
+    submissionValid: validity.valid,
+    submissionInvalidReasons: validity.reasons,
+  };
+}
