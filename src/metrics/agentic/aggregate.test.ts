@@ -133,6 +133,32 @@ describe('aggregateAgentic', () => {
     expect(m.throughput!.perGpu.input).toBeCloseTo(840 / 4.1 / 64, 10);
   });
 
+  it('on the engine clock, takes the engine’s stamps for the figures and the wall times for coverage', () => {
+    // Wall: sent 1000, first token 1100, last 5100. Engine: arrival 0, first token 40, last 440, OSL 11.
+    const r = arec({ sent: 1000, ttft: 100, e2e: 4100, osl: 11 });
+    r.engine = { arrivalMs: 0, scheduledMs: null, firstTokenMs: 40, lastTokenMs: 440, chunkGapsMs: [] };
+    const m = aggregateAgentic(
+      input([r], {
+        clock: 'engine',
+        replay: { profilingStartMs: 1000, profilingEndMs: 5100, creditDropCount: 0, runCancelled: false },
+      }),
+    );
+    // TTFT 40; ITL (440 − 40)/10 = 40; the engine's done is its last token, so full-response ITL = ITL.
+    expect(m.latency.ttftMs.mean).toBe(40);
+    expect(m.latency.itlMs.mean).toBe(40);
+    expect(m.latency.fullResponseItlMs.mean).toBe(40);
+    // Coverage on the wall clock: the last token at 5100 reaches the phase's end.
+    expect(m.coverage).toMatchObject({ lastObservationMs: 5100, fraction: 1, passed: true });
+  });
+
+  it('on the wall clock against a scaled simulator, reads wall ms × scale', () => {
+    const r = arec({ sent: 0, ttft: 10, e2e: 110, osl: 11 });
+    const m = aggregateAgentic(input([r], { engine: { ...input([]).engine, timeScale: 4 } }));
+    // × 4: TTFT 40, ITL (440 − 40)/10 = 40.
+    expect(m.latency.ttftMs.mean).toBe(40);
+    expect(m.latency.itlMs.mean).toBe(40);
+  });
+
   it('warmup never leaks into the figures (spec §10 case 18)', () => {
     const records = [
       arec({ phase: 'warmup', isl: 10_000, ttft: 9000, e2e: 9500 }),

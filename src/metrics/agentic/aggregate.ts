@@ -1,6 +1,7 @@
 import type { AgenticMetrics } from '../../schema/agentic-metrics.ts';
 import type { AgenticRequestRecord } from '../../schema/agentic-record.ts';
 import type { AgenticCodingWorkload } from '../../schema/workload.ts';
+import { engineView, scaledView } from '../clock-view.ts';
 import type { PointInput } from '../point-input.ts';
 import { theoreticalCacheHitRate, theoreticalPrefixCacheHit } from './cache.ts';
 import { coverageOf, errorGateOf, FAILED_REQUEST_THRESHOLD, healthOf, submissionValidity } from './health.ts';
@@ -15,7 +16,10 @@ import { qpsOf, throughputOf } from './throughput.ts';
 
 /** What the replay knows about the run that its records do not say. */
 export interface AgenticReplayFacts {
-  /** The profiling phase on the records' clock: its start, and the end of the configured duration. */
+  /**
+   * The profiling phase on the client's clock (the records' own wall ms): its start, and the end of the
+   * configured duration. Coverage is judged on that clock, whatever clock the figures are on.
+   */
   profilingStartMs: number;
   profilingEndMs: number;
   /** Requests the replay could not dispatch on schedule. */
@@ -42,13 +46,21 @@ export function allocatedGpus(g: AgenticAggregateInput['gpus']): number | null {
 }
 
 export function aggregateAgentic(input: AgenticAggregateInput): AgenticMetrics {
+  // The figures' view of a record, as for fixed-seq-len points: the engine's stamps, or wall times × the
+  // time scale of a simulated engine. (The engine has no "response fully read": on its clock the
+  // full-response ITL is the ITL.)
+  const scale = input.engine.timeScale ?? 1;
+  const view = (r: AgenticRequestRecord): AgenticRequestRecord => ({
+    ...(input.clock === 'engine' ? engineView(r) : scaledView(r, scale)),
+    agentic: r.agentic,
+  });
   const kept = input.records.filter(isKept);
-  const measures = kept.map(measureOf);
+  const measures = kept.map((r) => measureOf(view(r)));
   const { latency, interactivity } = latencyOf(measures);
   const prefix = theoreticalPrefixCacheHit(input.records);
   const health = healthOf(input.records, input.replay.creditDropCount);
   const coverage = coverageOf(
-    measures.map((m) => m.observedMs),
+    kept.map((r) => measureOf(r).observedMs),
     { startMs: input.replay.profilingStartMs, endMs: input.replay.profilingEndMs },
   );
   const errorGate = errorGateOf(
