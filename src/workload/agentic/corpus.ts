@@ -43,7 +43,11 @@ export const FORMAT_HINT =
 export function describeIssue(issue: z.core.$ZodIssue): string {
   const path = issue.path.map(String).join('.');
   const discriminator = (issue as { discriminator?: string }).discriminator;
-  const field = discriminator !== undefined ? (path ? `${path}.${discriminator}` : discriminator) : path;
+  // zod puts a discriminator's issue at the entry or at the field itself, depending on the version.
+  const field =
+    discriminator === undefined || issue.path.at(-1) === discriminator
+      ? path
+      : [path, discriminator].filter(Boolean).join('.');
   const what =
     discriminator !== undefined
       ? `must be one of "n", "s", "subagent"`
