@@ -8,7 +8,12 @@ describe('AgenticTraceSchema', () => {
   it('reads the older `output_length` as `out`, at the top level and inside a subagent', () => {
     const r = parse([
       { type: 'n', t: 0, in: 64, output_length: 3, hash_ids: [1] },
-      { type: 'subagent', t: 1, agent_id: 'q', requests: [{ type: 's', t: 1, in: 64, output_length: 4, hash_ids: [2] }] },
+      {
+        type: 'subagent',
+        t: 1,
+        agent_id: 'q',
+        requests: [{ type: 's', t: 1, in: 64, output_length: 4, hash_ids: [2] }],
+      },
     ]);
     expect(r.success).toBe(true);
     const reqs = r.data?.requests as { out?: number; requests?: { out: number }[] }[];
@@ -20,7 +25,12 @@ describe('AgenticTraceSchema', () => {
     const bad = parse([{ type: 'n', t: 0, in: 64, out: -1, hash_ids: [1] }]);
     expect(bad.error?.issues.map((i) => i.path.join('.'))).toEqual(['requests.0.out']);
     const nested = parse([
-      { type: 'subagent', t: 0, agent_id: 'q', requests: [{ type: 'n', t: 0, in: 64, out: 1, hash_ids: ['x'] }] },
+      {
+        type: 'subagent',
+        t: 0,
+        agent_id: 'q',
+        requests: [{ type: 'n', t: 0, in: 64, out: 1, hash_ids: ['x'] }],
+      },
     ]);
     expect(nested.error?.issues.map((i) => i.path.join('.'))).toEqual(['requests.0.requests.0.hash_ids.0']);
     const kind = parse([{ type: 'x', t: 0 }]);
@@ -28,7 +38,11 @@ describe('AgenticTraceSchema', () => {
   });
 
   it('keeps fields it does not know', () => {
-    const r = AgenticTraceSchema.parse({ ...base, extra: 1, requests: [{ type: 'n', t: 0, in: 0, out: 0, hash_ids: [], x: 2 }] });
+    const r = AgenticTraceSchema.parse({
+      ...base,
+      extra: 1,
+      requests: [{ type: 'n', t: 0, in: 0, out: 0, hash_ids: [], x: 2 }],
+    });
     expect(r).toMatchObject({ extra: 1, requests: [{ x: 2 }] });
   });
 });

@@ -65,7 +65,10 @@ export const TraceSubagentSchema = z.looseObject({
  * told apart by `type` (so that an error names the field of the kind it is, not every kind's).
  */
 export const TraceEntrySchema = z.preprocess(
-  (v) => (typeof v === 'object' && v !== null && (v as { type?: unknown }).type !== 'subagent' ? outFromOutputLength(v) : v),
+  (v) =>
+    typeof v === 'object' && v !== null && (v as { type?: unknown }).type !== 'subagent'
+      ? outFromOutputLength(v)
+      : v,
   z.discriminatedUnion('type', [ApiCallShape, TraceSubagentSchema]),
 );
 

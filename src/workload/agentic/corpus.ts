@@ -49,9 +49,11 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
       ? path
       : [path, discriminator].filter(Boolean).join('.');
   const what =
-    discriminator !== undefined
-      ? `must be one of "n", "s", "subagent"`
-      : issue.message.replace(/^Invalid input: /, '');
+    issue.code === 'invalid_type' && /received undefined$/.test(issue.message)
+      ? `missing (expected ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`})`
+      : discriminator !== undefined
+        ? `must be one of "n", "s", "subagent"`
+        : issue.message.replace(/^Invalid input: /, '');
   return `${field || '(the line)'}: ${what}`;
 }
 

@@ -1,4 +1,5 @@
 import { type AgenticTrace, isSubagent } from '../../schema/agentic-trace.ts';
+import { type CorpusOptions, type CorpusReport, newReport, readCorpus } from './corpus.ts';
 import { apiCalls, callsInTimeOrder } from './walk.ts';
 
 /**
@@ -140,4 +141,32 @@ export function formatTraceStats(s: TraceStats): string {
       `(${s.hashBlocks.hit} of ${s.hashBlocks.total} blocks)`,
     '',
   ].join('\n');
+}
+
+/** `infx trace stats --format json`: the corpus's figures, what was read, and what `--max-context` left out. */
+export interface CorpusStats extends TraceStats {
+  files: string[];
+  maxContextFilter: number | null;
+  droppedTraces: number;
+}
+
+/** Reads `files` one trace at a time and summarises them; `progress` hears the traces read so far. */
+export async function corpusStats(
+  files: readonly string[],
+  options: CorpusOptions = {},
+  progress?: (traces: number) => void,
+): Promise<{ stats: CorpusStats; report: CorpusReport }> {
+  const report = newReport(files, options);
+  const acc = new TraceStatsAccumulator();
+  for await (const trace of readCorpus(files, options, report)) {
+    acc.add(trace);
+    progress?.(report.traces);
+  }
+  const stats = {
+    ...acc.result(),
+    files: [...files],
+    maxContextFilter: report.maxContext,
+    droppedTraces: report.dropped.length,
+  };
+  return { stats, report };
 }

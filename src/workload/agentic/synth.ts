@@ -1,3 +1,4 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
 import type { AgenticTrace, TraceApiCall, TraceSubagent } from '../../schema/agentic-trace.ts';
 import { Rng } from '../random.ts';
 import { TraceUsageError } from './errors.ts';
@@ -300,5 +301,19 @@ export function writeSynthCorpus(
   for (let i = 0; i < options.traces; i++) {
     write(`${JSON.stringify(synthTrace(options.seed, i, cap))}\n`);
     progress?.(i + 1, options.traces);
+  }
+}
+
+/** The corpus written to `path` (replaced if there), one line at a time. */
+export function writeSynthCorpusFile(
+  options: SynthOptions,
+  path: string,
+  progress?: (done: number, total: number) => void,
+): void {
+  const fd = openSync(path, 'w');
+  try {
+    writeSynthCorpus(options, (line) => writeSync(fd, line), progress);
+  } finally {
+    closeSync(fd);
   }
 }
