@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, tmpDir } from './helpers.ts';
@@ -8,8 +8,13 @@ import { REPO_ROOT, tmpDir } from './helpers.ts';
 
 const BIN = join(REPO_ROOT, 'bin/infx.js');
 const built = existsSync(join(REPO_ROOT, 'dist/infx.mjs'));
-const infx = (args: string[], cwd: string) =>
-  spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+const infx = (args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) =>
+  spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, HF_HUB_CACHE: '', ...env },
+  });
 
 describe.skipIf(!built)(`infx trace${built ? '' : ' (not built: run npm run build)'}`, () => {
   it('synthesizes a corpus the same way twice and summarises it', () => {
@@ -78,5 +83,29 @@ describe.skipIf(!built)(`infx trace${built ? '' : ' (not built: run npm run buil
     const s = JSON.parse(r.stdout);
     expect(s.droppedTraces).toBeGreaterThanOrEqual(1);
     expect(s.traces + s.droppedTraces).toBe(3);
+  });
+
+  it('--public reads the corpus of a model prefix from the local Hugging Face cache, or says where it looked', () => {
+    const dir = tmpDir();
+    const snapshot = join(
+      dir,
+      'hf/hub/datasets--semianalysisai--cc-traces-weka-062126-256k/snapshots/0123abc',
+    );
+    mkdirSync(snapshot, { recursive: true });
+    const corpus = infx(
+      ['trace', 'synth', '--traces', '2', '--seed', '5', '--max-context', '256k'],
+      dir,
+    ).stdout;
+    writeFileSync(join(snapshot, 'traces.jsonl'), corpus);
+    const env = { HF_HOME: join(dir, 'hf') };
+    const found = infx(['trace', 'stats', '--public', 'gptoss', '--format', 'json'], dir, env);
+    expect(found.status).toBe(0);
+    expect(JSON.parse(found.stdout).files).toEqual([join(snapshot, 'traces.jsonl')]);
+    const absent = infx(['trace', 'stats', '--public', 'dsv4'], dir, env);
+    expect(absent.status).toBe(1);
+    expect(absent.stderr).toContain(
+      `no traces.jsonl under ${join(dir, 'hf/hub/datasets--semianalysisai--cc-traces-weka-062126/snapshots')}`,
+    );
+    expect(infx(['trace', 'stats'], dir).status).toBe(2);
   });
 });

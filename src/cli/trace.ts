@@ -13,6 +13,7 @@ interface SynthFlags {
 
 interface StatsFlags {
   format: 'text' | 'json';
+  public?: string;
   maxContext?: string;
 }
 
@@ -74,10 +75,16 @@ export function registerTrace(program: Command, io: CliIO, setExit: (code: numbe
       'a corpus in figures: traces, requests (every n/s call, subagents included), top-level turns, ' +
         'subagents, input and output tokens, maximum context, theoretical prefix-cache hit rate',
     )
-    .argument('<files...>', 'traces.jsonl files')
+    .argument('[files...]', 'traces.jsonl files')
+    .option(
+      '--public <model-prefix>',
+      'the public corpus the reference replays for this model prefix (semianalysisai/cc-traces-weka-062126 ' +
+        'for dsv4, glm5.2, minimaxm3, kimik3; its -256k sibling otherwise), from the local Hugging Face cache',
+    )
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .addOption(maxContext('drop whole traces needing more context than this'))
-    .action(async (files: string[], flags: StatsFlags) => {
+    .action(async (named: string[], flags: StatsFlags) => {
+      let files = named;
       try {
         const [{ parseMaxContext }, { droppedNote }, stats] = await Promise.all([
           import('../workload/agentic/max-context.ts'),
@@ -85,6 +92,12 @@ export function registerTrace(program: Command, io: CliIO, setExit: (code: numbe
           import('../workload/agentic/stats.ts'),
         ]);
         const max = flags.maxContext === undefined ? null : parseMaxContext(flags.maxContext);
+        if (flags.public !== undefined) {
+          const { publicCorpusFiles } = await import('../workload/agentic/hf-corpus.ts');
+          const found = publicCorpusFiles(flags.public);
+          io.stderr(`corpus ${found.corpus.dataset}: ${found.files.join(', ')}\n`);
+          files = [...files, ...found.files];
+        }
         const tty = io.stderrIsTTY ?? io.isTTY;
         const { stats: s, report } = await stats.corpusStats(
           files,

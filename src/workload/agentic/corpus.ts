@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { type AgenticTrace, AgenticTraceSchema } from '../../schema/agentic-trace.ts';
-import { TraceCorpusError } from './errors.ts';
+import { TraceCorpusError, TraceUsageError } from './errors.ts';
 import { type Line, MAX_LINE_BYTES, readLines } from './lines.ts';
 import { traceContext } from './max-context.ts';
 
@@ -83,7 +83,7 @@ export async function* readCorpus(
   report: CorpusReport = newReport(files, options),
 ): AsyncGenerator<AgenticTrace> {
   if (files.length === 0)
-    throw new TraceCorpusError('no trace files given', 'name one or more traces.jsonl files');
+    throw new TraceUsageError('no trace files given: name one or more traces.jsonl files');
   const maxContext = options.maxContext ?? null;
   for (const file of files) {
     for await (const line of readLines(file, options.maxLineBytes ?? MAX_LINE_BYTES)) {

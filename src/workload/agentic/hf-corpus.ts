@@ -97,3 +97,12 @@ export function findPublicCorpus(corpus: PublicCorpus, env: NodeJS.ProcessEnv = 
       'or name the traces.jsonl files directly',
   );
 }
+
+/** The public corpus the reference replays for `modelPrefix`, and its files in the local cache. */
+export function publicCorpusFiles(
+  modelPrefix: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { corpus: PublicCorpus; files: string[] } {
+  const corpus = corpusForModelPrefix(modelPrefix);
+  return { corpus, files: findPublicCorpus(corpus, env) };
+}
