@@ -17,13 +17,17 @@ interface StatsFlags {
   maxContext?: string;
 }
 
-/** Progress on stderr: rewritten in place on a terminal, else a line at every tenth. */
+/** Progress on stderr: rewritten in place on a terminal, else a line at every tenth (or every 100 of an unknown total). */
 function progressLine(io: CliIO, what: string): (done: number, total?: number) => void {
   const tty = io.stderrIsTTY ?? io.isTTY;
   return (done, total) => {
     if (tty) io.stderr(`\r${what} ${done}${total === undefined ? '' : `/${total}`}`);
-    else if (total !== undefined && total >= 20 && done % Math.ceil(total / 10) === 0 && done < total)
-      io.stderr(`${what} ${done}/${total}\n`);
+    else if (
+      total === undefined
+        ? done % 100 === 0
+        : total >= 20 && done % Math.ceil(total / 10) === 0 && done < total
+    )
+      io.stderr(`${what} ${done}${total === undefined ? '' : `/${total}`}\n`);
   };
 }
 
@@ -102,7 +106,7 @@ export function registerTrace(program: Command, io: CliIO, setExit: (code: numbe
         const { stats: s, report } = await stats.corpusStats(
           files,
           { maxContext: max },
-          tty ? progressLine(io, 'trace stats: traces read') : undefined,
+          progressLine(io, 'trace stats: traces read'),
         );
         if (tty) io.stderr('\n');
         const note = droppedNote(report);
