@@ -42,6 +42,7 @@ describe('the commands registered', () => {
       'plot',
       'serve',
       'demo',
+      'trace',
       'help',
     ]);
   });

@@ -45,6 +45,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
       return (program, io, setExit) => registerDemo(program, io, setExit, VERSION);
     },
   ],
+  ['trace', async () => (await import('./trace.ts')).registerTrace],
 ];
 
 /**
