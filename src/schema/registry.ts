@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AgenticTraceSchema } from './agentic-trace.ts';
 import { UserCatalogSchema } from './catalog.ts';
 import { ChangelogEntrySchema } from './changelog-entry.ts';
 import { CheckReportSchema } from './check-finding.ts';
@@ -70,6 +71,11 @@ export const SCHEMAS = {
     schema: InferencexRawResultSchema,
     io: 'output',
     about: "inferencex.json written by infx bench --format inferencex: the reference client's raw result",
+  },
+  'agentic-trace': {
+    schema: AgenticTraceSchema,
+    io: 'input',
+    about: 'one line of a traces.jsonl corpus (Weka kv-cache-tester format) that infx trace reads',
   },
   'scripted-script': {
     schema: ScriptedScriptSchema,
