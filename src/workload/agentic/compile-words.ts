@@ -1,0 +1,39 @@
+import type { TextTokenizer } from '../types.ts';
+import { TraceCorpusError } from './errors.ts';
+
+/**
+ * The filler vocabulary of compiled agentic prompts: lowercase words that are one token each in the served
+ * model's tokenizer when written with a leading space (" word"). A run of them separated by single spaces
+ * splits into one pre-token per word under every byte-level BPE pre-tokenizer we know of (o200k, Llama 3,
+ * Qwen, DeepSeek) and under SentencePiece's metaspace, so n words are exactly n tokens and no two blocks
+ * can merge across their boundary: a block of `block_size` words is token-exact wherever it sits. The words
+ * are ASCII letters only, so their JSON encoding is their text (nothing to escape on the hot path).
+ */
+
+/** The pool is a power of two so a hash picks a word with a mask; 4096 words give 12 bits a token. */
+export const WORD_POOL_SIZE = 4096;
+const WORD = /^[a-z]{3,9}$/;
+
+/**
+ * Scans the vocabulary in id order (deterministic for a tokenizer) for WORD_POOL_SIZE such words, each
+ * checked alone and as a pair. Throws when the tokenizer has too few (not a tokenizer we can build for).
+ */
+export function buildWordPool(tokenizer: TextTokenizer, size = WORD_POOL_SIZE): string[] {
+  const seen = new Set<string>();
+  const words: string[] = [];
+  for (let id = 0; id < tokenizer.vocabSize && words.length < size; id++) {
+    const w = tokenizer.decode([id]).trim();
+    if (!WORD.test(w) || seen.has(w)) continue;
+    seen.add(w);
+    if (tokenizer.encode(` ${w}`).length !== 1) continue;
+    if (tokenizer.encode(` ${w} ${w}`).length !== 2) continue;
+    words.push(w);
+  }
+  if (words.length < 256)
+    throw new TraceCorpusError(
+      `tokenizer ${tokenizer.name} has only ${words.length} single-token lowercase words; agentic prompts need ` +
+        'at least 256 to build token-exact blocks',
+      'use the served model directory as the tokenizer (a byte-level BPE or SentencePiece vocabulary)',
+    );
+  return words;
+}
