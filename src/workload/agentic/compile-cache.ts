@@ -11,11 +11,12 @@ import type { CallParts, TraceParts } from './compile-trace.ts';
  * problems only cost time.
  *
  * Layout: "INFXAC01", u32 header bytes, header JSON, zero padding to 8, f64 times[calls],
- * i32 table[calls × 9], i32 adds[adds × 3], i32 ids[ids], sha256 of everything before.
+ * i32 table[calls × 10], i32 adds[adds × 3], i32 ids[ids of the calls that own theirs], sha256 of everything
+ * before. A call whose ids are a prefix view of a later call's (compile-trace.ts `shareIds`) stores none.
  */
 
 const MAGIC = Buffer.from('INFXAC01');
-const FIELDS = 9;
+const FIELDS = 10;
 
 export interface CachedCorpus {
   seed: number;
@@ -47,7 +48,7 @@ export function encodeCompiled(key: string, corpus: CachedCorpus): Buffer {
     for (const c of t.calls) {
       calls++;
       adds += c.recipe.add.length;
-      ids += c.hashIds.length;
+      if (c.idsOwner === -1) ids += c.hashIds.length;
     }
   const header: Header = {
     key,
@@ -93,6 +94,7 @@ export function encodeCompiled(key: string, corpus: CachedCorpus): Buffer {
           c.modelSlot,
           c.maxTokens,
           c.hashIds.length,
+          c.idsOwner,
           base,
           keep,
           add.length,
@@ -104,8 +106,10 @@ export function encodeCompiled(key: string, corpus: CachedCorpus): Buffer {
         ints.set(a, ai);
         ai += 3;
       }
-      ints.set(c.hashIds, ii);
-      ii += c.hashIds.length;
+      if (c.idsOwner === -1) {
+        ints.set(c.hashIds, ii);
+        ii += c.hashIds.length;
+      }
     }
   createHash('sha256').update(out.subarray(0, size)).digest().copy(out, size);
   return out;
@@ -134,13 +138,14 @@ export function decodeCompiled(bytes: Buffer, key: string): CachedCorpus | null 
     let ti = 0;
     let ai = header.calls * FIELDS;
     let ii = ai + header.adds * 3;
-    const traces: TraceParts[] = header.traces.map((t) => {
+    const traces: (TraceParts | null)[] = header.traces.map((t) => {
       const calls: CallParts[] = [];
       for (let k = 0; k < t.calls; k++) {
         const f = ints.subarray(ci, ci + FIELDS);
         ci += FIELDS;
-        const [outer, inner, flags, modelSlot, maxTokens, idsLength, base, keep, addCount] =
+        const [outer, inner, flags, modelSlot, maxTokens, idsLength, idsOwner, base, keep, addCount] =
           f as unknown as number[];
+        const own = idsOwner === -1;
         const add: [number, number, number][] = [];
         for (let a = 0; a < (addCount as number); a++) {
           add.push([ints[ai] as number, ints[ai + 1] as number, ints[ai + 2] as number]);
@@ -154,14 +159,29 @@ export function decodeCompiled(bytes: Buffer, key: string): CachedCorpus | null 
           resetContext: ((flags as number) & 2) !== 0,
           modelSlot: modelSlot as number,
           maxTokens: maxTokens as number,
-          hashIds: ints.subarray(ii, ii + (idsLength as number)),
+          // A view's owner comes later in the trace: filled in below.
+          hashIds: own ? ints.subarray(ii, ii + (idsLength as number)) : new Int32Array(idsLength as number),
+          idsOwner: idsOwner as number,
           recipe: { base: base as number, keep: keep as number, add },
         });
-        ii += idsLength as number;
+        if (own) ii += idsLength as number;
+      }
+      for (const c of calls) {
+        if (c.idsOwner === -1) continue;
+        const owner = calls[c.idsOwner];
+        if (owner === undefined || owner.idsOwner !== -1 || owner.hashIds.length < c.hashIds.length)
+          return null;
+        c.hashIds = owner.hashIds.subarray(0, c.hashIds.length);
       }
       return { id: t.id, blockSize: t.blockSize, models: t.models, calls };
     });
-    return { seed: header.seed, tokenizer: header.tokenizer, words: header.words, traces };
+    if (ii !== intCount || traces.some((t) => t === null)) return null;
+    return {
+      seed: header.seed,
+      tokenizer: header.tokenizer,
+      words: header.words,
+      traces: traces as TraceParts[],
+    };
   } catch {
     return null;
   }

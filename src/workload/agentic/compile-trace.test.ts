@@ -71,6 +71,16 @@ describe('compileTraceParts', () => {
       expect((c[5] as CompiledCall).messages[i]).toBe((c[2] as CompiledCall).messages[i]);
   });
 
+  it('holds the ids of a run of extending calls once: earlier turns are prefix views of the last', () => {
+    const [o1, o2, o4] = [c[1], c[2], c[5]] as CompiledCall[];
+    expect(o1?.hashIds.buffer).toBe(o4?.hashIds.buffer);
+    expect(o2?.hashIds.buffer).toBe(o4?.hashIds.buffer);
+    expect([...(o1 as CompiledCall).hashIds]).toEqual([1, 2, 3, 4]);
+    // After the compaction a new run starts: its own array.
+    expect(c[6]?.hashIds.buffer).not.toBe(o4?.hashIds.buffer);
+    expect(c[6]?.hashIds.buffer).toBe(c[7]?.hashIds.buffer);
+  });
+
   it('gives subagents fresh context with the same system split, and their own chain', () => {
     expect(shape(c[3] as CompiledCall)).toEqual(['s:1,2', 'u:50,51']);
     expect(shape(c[4] as CompiledCall)).toEqual(['s:1,2', 'u:50,51', 'u:52']);

@@ -39,7 +39,10 @@ export interface CallParts {
   resetContext: boolean;
   modelSlot: number;
   maxTokens: number;
+  /** A view of `idsOwner`'s ids when that later call extends this one; else its own array. */
   hashIds: Int32Array;
+  /** The call whose ids array this call's are a prefix view of; -1: its own. */
+  idsOwner: number;
   recipe: MessageRecipe;
 }
 
@@ -174,10 +177,30 @@ export function compileTraceParts(trace: AgenticTrace): TraceParts {
       modelSlot: models.indexOf(p.model),
       maxTokens: p.out,
       hashIds: p.ids,
+      idsOwner: -1,
       recipe: { base, keep, add: add.map((s) => [s.role, s.start, s.end]) },
     });
   }
+  shareIds(calls);
   return { id: trace.id, blockSize: bs, models, calls };
+}
+
+/**
+ * A conversation's calls each repeat their predecessor's ids: a call that a later one extends becomes a
+ * prefix view of that one's array (the last of a run owns it), so a trace holds each run of ids once
+ * instead of once per turn (the context grows to 16k blocks over hundreds of turns).
+ */
+export function shareIds(calls: CallParts[]): void {
+  for (let c = calls.length - 1; c >= 0; c--) {
+    const call = calls[c] as CallParts;
+    const { base } = call.recipe;
+    if (base === -1 || call.resetContext) continue;
+    const prev = calls[base] as CallParts;
+    if (prev.idsOwner !== -1 || prev.hashIds.length > call.hashIds.length) continue;
+    const owner = call.idsOwner === -1 ? c : call.idsOwner;
+    prev.idsOwner = owner;
+    prev.hashIds = (calls[owner] as CallParts).hashIds.subarray(0, prev.hashIds.length);
+  }
 }
 
 /** The compiled trace, its message objects shared along each conversation as the recipes say. */
