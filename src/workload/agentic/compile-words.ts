@@ -13,6 +13,12 @@ import { TraceCorpusError } from './errors.ts';
 /** The pool is a power of two so a hash picks a word with a mask; 4096 words give 12 bits a token. */
 export const WORD_POOL_SIZE = 4096;
 const WORD = /^[a-z]{3,9}$/;
+/**
+ * Fewest words that still make every block distinct: 16^64 texts a 64-token block, so two hash ids of a
+ * trace meet on the same text with probability ~2^-256 (a tiny test vocabulary passes; real ones have
+ * thousands).
+ */
+export const MIN_WORDS = 16;
 
 /**
  * Scans the vocabulary in id order (deterministic for a tokenizer) for WORD_POOL_SIZE such words, each
@@ -29,10 +35,10 @@ export function buildWordPool(tokenizer: TextTokenizer, size = WORD_POOL_SIZE): 
     if (tokenizer.encode(` ${w} ${w}`).length !== 2) continue;
     words.push(w);
   }
-  if (words.length < 256)
+  if (words.length < MIN_WORDS)
     throw new TraceCorpusError(
       `tokenizer ${tokenizer.name} has only ${words.length} single-token lowercase words; agentic prompts need ` +
-        'at least 256 to build token-exact blocks',
+        `at least ${MIN_WORDS} to build token-exact blocks`,
       'use the served model directory as the tokenizer (a byte-level BPE or SentencePiece vocabulary)',
     );
   return words;
