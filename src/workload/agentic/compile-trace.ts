@@ -84,13 +84,17 @@ function findPreamble(calls: { outer: number; inner: number; ids: Int32Array; ou
 }
 
 function toInt32(traceId: string, ids: readonly number[]): Int32Array {
-  for (const id of ids)
+  const out = new Int32Array(ids.length);
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i] as number;
     if (id > 0x7fffffff)
       throw new TraceCorpusError(
         `trace ${traceId}: hash id ${id} is above 2^31 - 1`,
         'hash ids are per-trace integers (the corpus build remaps them from 0)',
       );
-  return Int32Array.from(ids);
+    out[i] = id;
+  }
+  return out;
 }
 
 export function compileTraceParts(trace: AgenticTrace): TraceParts {
