@@ -1,6 +1,7 @@
 /**
  * Compiling an agentic corpus: a synthetic 1M-context corpus (`infx trace synth --traces 40 --seed 42`,
- * ≈190 MB) compiled cold and then warm (the compile cache), in this one command, with the heap and RSS
+ * ≈190 MB) compiled cold, then warm from the compile cache (first hashing the corpus, then with its file
+ * hash memoised: a file is remembered once it is 2 s old), in this one command, with the heap and RSS
  * each leaves; then what replaying costs per request: rendering a play's bodies (contents once per
  * play, shared by later turns) and the body of the longest call.
  *
@@ -45,7 +46,8 @@ try {
   };
   console.log(`  before: ${memory()}`);
   await run('cold');
-  const warm = await run('warm');
+  await run('warm (compiled cache; corpus hashed)');
+  const warm = await run('warm (compiled cache; file hash memoised)');
   const entry = join(cacheDir, `agentic-${warm.key.slice(0, 32)}`, 'compiled.bin');
   console.log(`  cache entry: ${mb(statSync(entry).size)}`);
 
