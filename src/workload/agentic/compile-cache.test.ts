@@ -94,9 +94,42 @@ describe('the compile cache', () => {
     expect((await compileCorpus([file], { tokenizer, seed: 1, cacheDir })).fromCache).toBe(true);
   });
 
+  it('keeps the traces --max-context dropped, cold and warm, and keys the cap apart', async () => {
+    const dir = tmp();
+    const file = join(dir, 'traces.jsonl');
+    // Trace 0 needs 131,072 tokens at most; a trace of 2 calls needing 64 × 3 + 10 = 202 stays under 1,000.
+    const small = {
+      id: 'small',
+      block_size: 64,
+      tool_tokens: 0,
+      system_tokens: 0,
+      requests: [
+        { type: 'n', t: 0, in: 128, out: 10, hash_ids: [0, 1] },
+        { type: 'n', t: 1, in: 192, out: 10, hash_ids: [0, 1, 2] },
+      ],
+    };
+    writeFileSync(file, `${JSON.stringify(synthTrace(5, 0, 131_072))}\n${JSON.stringify(small)}\n`);
+    const cacheDir = join(dir, 'cache');
+    const cold = await compileCorpus([file], { tokenizer, seed: 1, cacheDir, maxContext: 1000 });
+    expect(cold.traces.map((t) => t.id)).toEqual(['small']);
+    expect(cold.dropped.map((d) => [d.line, d.id])).toEqual([[1, 'synth-5-0000']]);
+    const warm = await compileCorpus([file], { tokenizer, seed: 1, cacheDir, maxContext: 1000 });
+    expect(warm.fromCache).toBe(true);
+    expect(warm.dropped).toEqual(cold.dropped);
+    const all = await compileCorpus([file], { tokenizer, seed: 1, cacheDir });
+    expect(all.fromCache).toBe(false);
+    expect(all.traces.length).toBe(2);
+  });
+
   it('decodes only its own key and rejects garbage', () => {
     const parts = [compileTraceParts(synthTrace(1, 0, 131_072))];
-    const bytes = encodeCompiled('k1', { seed: 1, tokenizer: 'o200k_base', words: ['abc'], traces: parts });
+    const bytes = encodeCompiled('k1', {
+      seed: 1,
+      tokenizer: 'o200k_base',
+      words: ['abc'],
+      dropped: [],
+      traces: parts,
+    });
     expect(decodeCompiled(bytes, 'k1')?.traces[0]?.calls.length).toBe(parts[0]?.calls.length);
     expect(decodeCompiled(bytes, 'k2')).toBeNull();
     expect(decodeCompiled(Buffer.from('INFXAC01 nonsense'), 'k1')).toBeNull();

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallParts, TraceParts } from './compile-trace.ts';
+import type { DroppedTrace } from './corpus.ts';
 
 /**
  * The on-disk cache of compiled corpora: one binary file per key (corpus bytes, tokenizer, seed, compiler
@@ -22,6 +23,8 @@ export interface CachedCorpus {
   seed: number;
   tokenizer: string;
   words: string[];
+  /** Traces `maxContext` left out, as the read reported them. */
+  dropped: DroppedTrace[];
   traces: TraceParts[];
 }
 
@@ -30,6 +33,7 @@ interface Header {
   seed: number;
   tokenizer: string;
   words: string[];
+  dropped: DroppedTrace[];
   traces: { id: string; blockSize: number; models: string[]; calls: number }[];
   calls: number;
   adds: number;
@@ -55,6 +59,7 @@ export function encodeCompiled(key: string, corpus: CachedCorpus): Buffer {
     seed: corpus.seed,
     tokenizer: corpus.tokenizer,
     words: corpus.words,
+    dropped: corpus.dropped,
     traces: corpus.traces.map((t) => ({
       id: t.id,
       blockSize: t.blockSize,
@@ -180,6 +185,7 @@ export function decodeCompiled(bytes: Buffer, key: string): CachedCorpus | null 
       seed: header.seed,
       tokenizer: header.tokenizer,
       words: header.words,
+      dropped: Array.isArray(header.dropped) ? header.dropped : [],
       traces: traces as TraceParts[],
     };
   } catch {

@@ -6,6 +6,8 @@
  * compile-body.ts turns a call into request bytes without a tokenizer.
  */
 
+import type { DroppedTrace } from './corpus.ts';
+
 export type MessageRole = 'system' | 'user' | 'assistant';
 export const ROLES: readonly MessageRole[] = ['system', 'user', 'assistant'];
 
@@ -66,6 +68,8 @@ export interface CompiledCorpus {
   /** The filler words (compile-words.ts). */
   readonly words: readonly string[];
   readonly traces: readonly CompiledTrace[];
+  /** Traces the corpus read left out for `--max-context` (file:line, id, context), in file order. */
+  readonly dropped: readonly DroppedTrace[];
   /** Whether this came from the compile cache. */
   readonly fromCache: boolean;
 }

@@ -8,7 +8,7 @@ import { corpusHash } from './compile-hash.ts';
 import { assembleTrace, compileTraceParts, type TraceParts } from './compile-trace.ts';
 import type { CompiledCorpus } from './compile-types.ts';
 import { buildWordPool } from './compile-words.ts';
-import { type CorpusOptions, readCorpus } from './corpus.ts';
+import { type CorpusOptions, type DroppedTrace, newReport, readCorpus } from './corpus.ts';
 
 /**
  * Compiling an agentic corpus (client-metrics §2.3): once per (corpus bytes, tokenizer, seed), cached on
@@ -33,7 +33,7 @@ export function compileTraces(
 ): CompiledCorpus {
   const parts: TraceParts[] = [];
   for (const trace of traces) parts.push(compileTraceParts(trace));
-  return finish('', opts.seed, opts.tokenizer.name, buildWordPool(opts.tokenizer), parts, false);
+  return finish('', opts.seed, opts.tokenizer.name, buildWordPool(opts.tokenizer), [], parts, false);
 }
 
 /** Compiles the corpus of `files`, or reads it from the cache when these exact bytes were compiled before. */
@@ -57,14 +57,21 @@ export async function compileCorpus(files: readonly string[], opts: CompileOptio
           .digest('hex');
   if (key !== '' && root !== null) {
     const hit = readCompiled(root, key);
-    if (hit !== null) return finish(key, hit.seed, hit.tokenizer, hit.words, hit.traces, true);
+    if (hit !== null) return finish(key, hit.seed, hit.tokenizer, hit.words, hit.dropped, hit.traces, true);
   }
   const parts: TraceParts[] = [];
-  for await (const trace of readCorpus(files, opts)) parts.push(compileTraceParts(trace));
+  const report = newReport(files, opts);
+  for await (const trace of readCorpus(files, opts, report)) parts.push(compileTraceParts(trace));
   const words = buildWordPool(opts.tokenizer);
   if (key !== '' && root !== null)
-    writeCompiled(root, key, { seed: opts.seed, tokenizer: opts.tokenizer.name, words, traces: parts });
-  return finish(key, opts.seed, opts.tokenizer.name, words, parts, false);
+    writeCompiled(root, key, {
+      seed: opts.seed,
+      tokenizer: opts.tokenizer.name,
+      words,
+      dropped: report.dropped,
+      traces: parts,
+    });
+  return finish(key, opts.seed, opts.tokenizer.name, words, report.dropped, parts, false);
 }
 
 function finish(
@@ -72,8 +79,9 @@ function finish(
   seed: number,
   tokenizer: string,
   words: string[],
+  dropped: DroppedTrace[],
   parts: TraceParts[],
   fromCache: boolean,
 ): CompiledCorpus {
-  return { key, seed, tokenizer, words, traces: parts.map(assembleTrace), fromCache };
+  return { key, seed, tokenizer, words, traces: parts.map(assembleTrace), dropped, fromCache };
 }
