@@ -4,11 +4,13 @@ import { blocksText, type WordTable, wordTable } from './compile-blocks.ts';
 import type { CompiledCall, CompiledCorpus, CompiledMessage, CompiledTrace } from './compile-types.ts';
 
 /**
- * Request bytes of compiled calls, with no tokenizer on the hot path. A play of a trace opens a
- * `TraceTexts`: it renders each message's content once (JSON-ready bytes) and keeps it while the play
- * lives, so every later turn of the conversation reuses its predecessors' content Buffers; a body is an
- * array of segments (to write in order, or Buffer.concat) whose bytes are those of
- * payload.ts `buildConversationPayload` for the chat endpoint.
+ * Request bytes of compiled calls, with no tokenizer on the hot path. A replayed trace gets a
+ * `TraceTexts`: it renders each message's content once (JSON-ready bytes) and keeps it while the object
+ * lives, so every later turn of the conversation reuses its predecessors' content Buffers. Contents do
+ * not depend on the play (the cache-bust marker is a segment of its own), so one `TraceTexts` may serve
+ * every concurrent play of its trace; drop it when none is left and its Buffers go with it. A body is an
+ * array of segments (write them in order, or Buffer.concat) whose bytes are those of payload.ts
+ * `buildConversationPayload` for the chat endpoint.
  */
 
 /** The cache-bust marker of one play (client-metrics §2.3): in front of the first user message. */

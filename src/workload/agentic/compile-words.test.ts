@@ -46,6 +46,20 @@ describe('buildWordPool', () => {
     }
   });
 
+  it('refuses a tokenizer whose words merge in a longer run', async () => {
+    const o200k = await loadTokenizer();
+    // Counts every pair of words as one token: singles and identical pairs still pass.
+    const merging: TextTokenizer = {
+      ...o200k,
+      name: 'merging',
+      encode: (text) => {
+        const ids = o200k.encode(text);
+        return ids.length <= 2 && new Set(ids).size === 1 ? ids : ids.slice(0, Math.ceil(ids.length / 2));
+      },
+    };
+    expect(() => buildWordPool(merging)).toThrow(/tokenizer merging merges words across spaces/);
+  });
+
   it('refuses a vocabulary without enough words, naming the tokenizer', () => {
     const bare: TextTokenizer = {
       kind: 'builtin',

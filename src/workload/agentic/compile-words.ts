@@ -41,5 +41,23 @@ export function buildWordPool(tokenizer: TextTokenizer, size = WORD_POOL_SIZE): 
         `at least ${MIN_WORDS} to build token-exact blocks`,
       'use the served model directory as the tokenizer (a byte-level BPE or SentencePiece vocabulary)',
     );
+  checkRuns(tokenizer, words);
   return words;
+}
+
+/**
+ * Single words and pairs passing does not prove that a long run cannot merge (a vocabulary without a
+ * whitespace pre-tokenizer might hold a "▁a▁b" piece): a run through the whole pool, in a shuffled order,
+ * must count one token a word.
+ */
+function checkRuns(tokenizer: TextTokenizer, words: readonly string[]): void {
+  const order = words.map((_, i) => (i * 2654435761) % words.length);
+  const run = [...words, ...order.map((i) => words[i] as string)];
+  const tokens = tokenizer.encode(run.map((w) => ` ${w}`).join('')).length;
+  if (tokens !== run.length)
+    throw new TraceCorpusError(
+      `tokenizer ${tokenizer.name} merges words across spaces (${run.length} single-token words encode to ` +
+        `${tokens} tokens together): token-exact agentic blocks cannot be built with it`,
+      'use the served model directory as the tokenizer (a byte-level BPE or SentencePiece vocabulary)',
+    );
 }
