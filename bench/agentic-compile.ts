@@ -78,6 +78,20 @@ try {
       console.log(
         `  largest body from nothing (${biggest.inputTokens} tokens, ${mb(size)}): ${(performance.now() - t0).toFixed(1)} ms`,
       );
+      // Token exactness where it is hardest: the whole 1M-token context, under o200k.
+      const body = JSON.parse(
+        Buffer.concat(fresh.body(biggest, { served: ['model'], marker })).toString('utf8'),
+      ) as {
+        messages: { content: string }[];
+      };
+      t0 = performance.now();
+      const counted = tokenizer.encode(body.messages.map((m) => m.content).join('')).length;
+      const exact = counted === biggest.inputTokens + marker.tokens;
+      console.log(
+        `  its contents encode to ${counted} tokens (compiled: ${biggest.inputTokens} + marker ${marker.tokens}: ` +
+          `${exact ? 'exact' : 'MISMATCH'}), counted in ${seconds(t0)} s`,
+      );
+      if (!exact) process.exitCode = 1;
     }
   }
 } finally {
