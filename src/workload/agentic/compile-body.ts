@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { TextTokenizer } from '../types.ts';
 import { blocksText, type WordTable, wordTable } from './compile-blocks.ts';
+import { markerIndex } from './compile-trace.ts';
 import type { CompiledCall, CompiledCorpus, CompiledMessage, CompiledTrace } from './compile-types.ts';
 
 /**
@@ -96,9 +97,11 @@ export class TraceTexts {
       this.modelHeads.set(model, head);
     }
     const out: Buffer[] = [head];
-    call.messages.forEach((m, i) => {
+    const messages = call.messages;
+    const markerAt = markerIndex(messages);
+    messages.forEach((m, i) => {
       out.push((i === 0 ? ROLE_HEAD : COMMA_HEAD)[m.role]);
-      if (i === call.markerMessage && opts.marker !== null) out.push(opts.marker.json);
+      if (i === markerAt && opts.marker !== null) out.push(opts.marker.json);
       out.push(this.content(m), MESSAGE_END);
     });
     out.push(

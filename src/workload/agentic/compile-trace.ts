@@ -207,23 +207,58 @@ export function shareIds(calls: CallParts[]): void {
   }
 }
 
-/** The compiled trace, its message objects shared along each conversation as the recipes say. */
+/**
+ * The compiled trace, its message objects shared along each conversation as the recipes say. A call holds
+ * only the messages it appends; its full list is built when asked for (a walk down its chain of bases),
+ * so a trace costs its distinct messages, not turns × messages.
+ */
 export function assembleTrace(parts: TraceParts): CompiledTrace {
-  const calls: CompiledCall[] = [];
-  for (const part of parts.calls) {
-    const { base, keep, add } = part.recipe;
-    const kept = base === -1 ? [] : (calls[base] as CompiledCall).messages.slice(0, keep);
-    const messages: CompiledMessage[] = kept;
-    for (const [role, start, end] of add)
-      messages.push({ role: ROLES[role] ?? 'user', ids: part.hashIds.subarray(start, end) });
-    let markerMessage = messages.findIndex((m) => m.role === 'user');
-    if (markerMessage === -1) markerMessage = 0;
-    calls.push({
-      ...part,
+  const own: CompiledMessage[][] = [];
+  const recipes: MessageRecipe[] = [];
+  const messagesOf = (c: number): CompiledMessage[] => {
+    const chain: number[] = [];
+    for (let at = c; at !== -1; at = (recipes[at] as MessageRecipe).base) chain.push(at);
+    const out: CompiledMessage[] = [];
+    for (let k = chain.length - 1; k >= 0; k--) {
+      const at = chain[k] as number;
+      if (k < chain.length - 1) out.length = Math.min(out.length, (recipes[at] as MessageRecipe).keep);
+      else out.length = 0;
+      for (const m of own[at] as CompiledMessage[]) out.push(m);
+    }
+    return out;
+  };
+  const calls: CompiledCall[] = parts.calls.map((part, c) => {
+    recipes.push(part.recipe);
+    own.push(
+      part.recipe.add.map(([role, start, end]) => ({
+        role: ROLES[role] ?? 'user',
+        ids: part.hashIds.subarray(start, end),
+      })),
+    );
+    return {
+      outer: part.outer,
+      inner: part.inner,
+      t: part.t,
+      preamble: part.preamble,
+      resetContext: part.resetContext,
+      modelSlot: part.modelSlot,
+      maxTokens: part.maxTokens,
       inputTokens: part.hashIds.length * parts.blockSize,
-      messages,
-      markerMessage,
-    });
-  }
+      hashIds: part.hashIds,
+      recipe: part.recipe,
+      get messages() {
+        return messagesOf(c);
+      },
+      get markerMessage() {
+        return markerIndex(messagesOf(c));
+      },
+    };
+  });
   return { id: parts.id, blockSize: parts.blockSize, salt: traceSalt(parts.id), models: parts.models, calls };
+}
+
+/** The first user message (the cache-bust marker's place), else the first. */
+export function markerIndex(messages: readonly CompiledMessage[]): number {
+  const i = messages.findIndex((m) => m.role === 'user');
+  return i === -1 ? 0 : i;
 }

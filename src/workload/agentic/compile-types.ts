@@ -43,6 +43,7 @@ export interface CompiledCall {
   /** Client-side input tokens of the message contents: hash blocks × block size (cache-bust marker excluded). */
   readonly inputTokens: number;
   readonly hashIds: Int32Array;
+  /** Built on each read from the call's chain (a fresh array of shared message objects): read it once a request. */
   readonly messages: readonly CompiledMessage[];
   /** Index of the first user message: the cache-bust marker goes in front of its content. */
   readonly markerMessage: number;
