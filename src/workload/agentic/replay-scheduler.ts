@@ -111,8 +111,12 @@ export class ReplayScheduler {
   /** Set when a root lane's warmup request failed: the run must stop (client-metrics §2.7). */
   aborted: string | null = null;
   private readonly plans: TreePlan[];
-  /** Trace indices in the seed's order: lane i plays order[(i + pass × lanes) mod n]. */
+  /**
+   * Trace indices in the seed's order: initial lane i plays order[i mod n] (wrap-filling when lanes
+   * outnumber traces); each recycle, whichever lane drains, takes the next one in the sequence.
+   */
   private readonly order: number[];
+  private draws = 0;
   private readonly lanes: Lane[] = [];
   private readonly flights = new Map<number, Flight>();
   private phase: ReplayPhase | null = null;
