@@ -164,9 +164,8 @@ export class ReplayScheduler {
   }
 
   private newTree(lane: number, pass: number): TreePlay {
-    const plan = this.plans[
-      this.order[(lane + pass * this.o.lanes) % this.plans.length] as number
-    ] as TreePlan;
+    const slot = pass === 0 ? lane : this.o.lanes + this.draws++;
+    const plan = this.plans[this.order[slot % this.plans.length] as number] as TreePlan;
     this.counts.treesStarted++;
     this.counts.subagentsDropped += plan.droppedSubagents;
     return new TreePlay(plan, lane, pass, (conv) => correlationId(this.o.seed, lane, pass, conv));
