@@ -101,9 +101,9 @@ export function timeWarp(starts: readonly number[], cap: number): (t: number) =>
   };
 }
 
-/** `max(0, (t_k − t_{k−1}) − api_time_{k−1})` on the warped timeline, in ms (addendum §1.2). */
+/** `max(0, (t_k − t_{k−1}) − api_time_{k−1})` on the warped timeline, in whole ms (addendum §1.2). */
 const endToStartMs = (t: number, prevT: number, prevApiTime: number): number =>
-  Math.max(0, (t - prevT - prevApiTime) * 1000);
+  Math.max(0, Math.round((t - prevT - prevApiTime) * 1000));
 
 /**
  * A leading call that shares no first block with any other call and is short or block-disjoint:
