@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AgenticTrace } from '../../schema/agentic-trace.ts';
+import { type AgenticTrace, AgenticTraceSchema } from '../../schema/agentic-trace.ts';
 import {
   playPhase,
   recordedApiTimeS,
@@ -168,6 +168,61 @@ describe('ReplayScheduler: idle caps', () => {
     const a = log(sent.filter((x) => x.call.traceId === 'A' && x.call.recyclePass === 0));
     // As in the first test up to root#4 (done 23); then 23 + 299 s, not capped to 10 s.
     expect(a.slice(-2)).toEqual(['22 A/root#4', '322 A/root#5']);
+  });
+});
+
+describe('ReplayScheduler: the per-tree 300 s cap', () => {
+  // Trace D: root#0 t0, subagent x (spawned by root#0; calls t200 and t500; ends 501, joined by root#2),
+  // root#1 t250, root#2 t600, every call 1 s. No start gap exceeds 300 s, so nothing is warped, but
+  // root#2's delay is 600 − 250 − 1 = 349 s: it relies on x's call at 500 to keep the tree busy.
+  const D = AgenticTraceSchema.parse({
+    ...TRACE_B,
+    id: 'D',
+    requests: [
+      { type: 'n', t: 0, in: 64, out: 1, hash_ids: [1], api_time: 1 },
+      {
+        type: 'subagent',
+        t: 200,
+        agent_id: 'x',
+        duration_ms: 301000,
+        requests: [
+          { type: 'n', t: 200, in: 64, out: 1, hash_ids: [2], api_time: 1 },
+          { type: 'n', t: 500, in: 64, out: 1, hash_ids: [2, 3], api_time: 1 },
+        ],
+      },
+      { type: 'n', t: 250, in: 64, out: 1, hash_ids: [1, 4], api_time: 1 },
+      { type: 'n', t: 600, in: 64, out: 1, hash_ids: [1, 4, 5], api_time: 1 },
+    ],
+  });
+  // Another lane busy all the time (4 s of every 5), so that the global 10 s cap never acts.
+  const busy = AgenticTraceSchema.parse({
+    ...TRACE_B,
+    id: 'C',
+    requests: Array.from({ length: 200 }, (_, k) => ({
+      type: 'n',
+      t: 5 * k,
+      in: 64,
+      out: 1,
+      hash_ids: [k],
+      api_time: 4,
+    })),
+  });
+  const run = (xOverflows: boolean) => {
+    const { s, clock } = scheduler([D, busy], { lanes: 2, durationS: 700 });
+    s.startBenchmark();
+    const sent = playPhase(s, clock, recordedApiTimeS2, (c) =>
+      xOverflows && c.branch.agentId === 'x' ? 'overflow' : 'ok',
+    );
+    return log(sent.filter((x) => x.call.traceId === 'D' && x.call.recyclePass === 0));
+  };
+  const recordedApiTimeS2 = (c: ReplayCall) => (c.traceId === 'C' ? 4 : 1);
+
+  it('as recorded, x’s second call keeps the tree busy and root#2 waits its full 349 s', () => {
+    expect(run(false)).toEqual(['0 D/root#0', '200 D/x#0', '250 D/root#1', '500 D/x#1', '600 D/root#2']);
+  });
+
+  it('when x ends early (an overflow), the tree idles from 251 and root#2 is brought to 251 + 300 s', () => {
+    expect(run(true)).toEqual(['0 D/root#0', '200 D/x#0', '250 D/root#1', '551 D/root#2']);
   });
 });
 
