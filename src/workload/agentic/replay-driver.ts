@@ -1,0 +1,95 @@
+import type { RequestRecord } from '../../schema/request-record.ts';
+import type { DriverContext, DriverRequest, DriverStep, PhaseDriver, PhaseName } from '../driver.ts';
+import { DONE, WAIT } from '../driver.ts';
+import { FINISHED, type ReplayCall, type ReplayScheduler, WAITING } from './replay-scheduler.ts';
+import type { CallOutcome } from './replay-tree.ts';
+
+/**
+ * The replay scheduler as a PhaseDriver: one per phase over the same scheduler, so profiling resumes
+ * from the state the warmup left. The compiler supplies each call's body from its trace position. WAIT
+ * here may also mean "a timer": the client must ask again at `wakeAtMs()` (a think time ends, the
+ * duration ends, a grace ends) as well as after each completion, and abort what `cancelDue()` returns.
+ */
+
+/** What the compiler gives for one call: the body to send and its input length as compiled. */
+export interface CompiledCall {
+  body: Buffer;
+  inputTokens: number;
+}
+export type CallCompiler = (call: ReplayCall) => CompiledCall;
+
+export interface ReplayPhaseDriver extends PhaseDriver {
+  /** When to ask `next()` again if nothing completes before (scheduler clock, ms); null: only a completion can. */
+  wakeAtMs(): number | null;
+  /** Requests past the phase's grace: abort them; they are counted cancelled and need no `complete`. */
+  cancelDue(): DriverRequest[];
+  /** The replay's view of a request it handed out (for the record's agentic fields). */
+  callOf(request: DriverRequest): ReplayCall | undefined;
+}
+
+/** Body phrases of a context-length rejection (client-metrics §2.8), for servers the client does not classify. */
+const OVERFLOW = /context length|maximum context|context_length_exceeded|prompt is too long/i;
+
+export function outcomeOf(record: RequestRecord): CallOutcome {
+  if (record.cancelled) return 'cancelled';
+  const error = record.error;
+  if (error === null) return record.ok ? 'ok' : 'error';
+  if (error.category === 'context_overflow') return 'overflow';
+  if (OVERFLOW.test(error.bodyExcerpt ?? '') || OVERFLOW.test(error.message)) return 'overflow';
+  return 'error';
+}
+
+export function createReplayPhaseDriver(
+  scheduler: ReplayScheduler,
+  phase: PhaseName,
+  ctx: DriverContext,
+  compile: CallCompiler,
+): ReplayPhaseDriver {
+  const calls = new Map<number, { call: ReplayCall; request: DriverRequest }>();
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    if (phase === 'warmup') scheduler.startWarmup();
+    else scheduler.startBenchmark();
+  };
+  return {
+    next(): DriverStep {
+      start();
+      const step = scheduler.next();
+      if (step === FINISHED) return DONE;
+      if (step === WAITING) return WAIT;
+      const compiled = compile(step);
+      const request: DriverRequest = {
+        index: Atomics.add(ctx.dispatch, 0, 1),
+        promptIndex: step.turnIndex,
+        body: compiled.body,
+        maxTokens: step.maxTokens,
+        inputTokens: { target: compiled.inputTokens, client: compiled.inputTokens },
+        headers: step.headers,
+        // The scheduler releases a call only when it is due: a free lane sends it at once.
+        arrivalOffsetMs: null,
+      };
+      calls.set(request.index, { call: step, request });
+      return request;
+    },
+    complete(request: DriverRequest, record: RequestRecord): void {
+      const entry = calls.get(request.index);
+      if (entry === undefined) return;
+      calls.delete(request.index);
+      scheduler.complete(entry.call.id, outcomeOf(record));
+    },
+    wakeAtMs: () => (started ? scheduler.wakeAt() : null),
+    cancelDue(): DriverRequest[] {
+      const cut = new Set(scheduler.cancelDue().map((c) => c.id));
+      const out: DriverRequest[] = [];
+      for (const [index, { call, request }] of calls)
+        if (cut.has(call.id)) {
+          calls.delete(index);
+          out.push(request);
+        }
+      return out;
+    },
+    callOf: (request) => calls.get(request.index)?.call,
+  };
+}

@@ -1,0 +1,398 @@
+import type { AgenticTrace } from '../../schema/agentic-trace.ts';
+import { Rng } from '../random.ts';
+import { type AffinityHeader, correlationId, replayHeaders, requestId } from './replay-ids.ts';
+import { type PlannedCall, planTrace, TRACE_IDLE_GAP_CAP_S, type TreePlan } from './replay-plan.ts';
+import { type CallOutcome, type Conversation, TreePlay } from './replay-tree.ts';
+
+/**
+ * The agentic replay's scheduler (client-metrics §2.4–§2.8, addendum §1): `lanes` trajectory trees
+ * played at once, each lane recycling to its next trace when its tree drains; a warmup from a start
+ * point t* in each initial lane's trace; the profiling phase for `durationS`, then a grace for requests
+ * in flight, past which they are cancelled and counted apart. It does no I/O and reads time only from
+ * the clock it is given, so a test drives it on a simulated clock: ask `next()` until it waits, report
+ * each finished call with `complete()`, sleep until `wakeAt()` or the next completion, and call
+ * `cancelDue()` when the clock passes a grace.
+ */
+
+export type ReplayPhase = 'warmup' | 'benchmark';
+
+export interface ReplayOptions {
+  /** `--concurrency`: trajectory trees in play at once. */
+  lanes: number;
+  seed: number;
+  durationS: number;
+  /** In-flight requests may finish this long after the duration (`--benchmark-grace-period`). */
+  benchmarkGraceS?: number;
+  /** One-token requests each lane advances by after its t* turn (`--warmup-requests-per-lane`, 10; agentx-fast 1). */
+  warmupRequestsPerLane?: number;
+  warmupGraceS?: number;
+  /** t* is drawn uniformly in this fraction of each initial trace's root turns. */
+  startRatio?: readonly [number, number];
+  /** `--system-idle-gap-cap-seconds`: with nothing in flight anywhere, the next request starts within it. */
+  systemIdleGapCapS?: number;
+  /** `--trace-idle-gap-cap-seconds`: per tree, and the plan's time warp. */
+  traceIdleGapCapS?: number;
+  affinityHeaders?: readonly AffinityHeader[];
+  /** Lanes this scheduler plays (a worker thread's share); default all. */
+  laneIds?: readonly number[];
+}
+
+export interface Clock {
+  /** Milliseconds, monotonic. */
+  now(): number;
+}
+
+/** One call to send: its trace position (for the compiler's body) and everything the request carries. */
+export interface ReplayCall {
+  id: number;
+  phase: ReplayPhase;
+  lane: number;
+  recyclePass: number;
+  traceId: string;
+  conversationId: string;
+  correlationId: string;
+  rootCorrelationId: string;
+  parentCorrelationId: string | null;
+  requestId: string;
+  outer: number;
+  inner: number;
+  turnIndex: number;
+  branch: { kind: 'root' | 'subagent'; agentId: string | null; background: boolean };
+  /** The recorded output, or 1 for the warmup's advance requests. */
+  maxTokens: number;
+  /** `prime`: the turn before t*, with its full prefix; `advance`: a one-token warmup request. */
+  warmup: 'prime' | 'advance' | null;
+  dueAtMs: number;
+  sentAtMs: number;
+  headers: Record<string, string>;
+}
+
+export interface PhaseCounts {
+  sent: number;
+  ok: number;
+  errors: number;
+  overflows: number;
+  /** Cut by the scheduler at a grace's end (or by the client): not errors, not in the metrics. */
+  cancelled: number;
+}
+
+export interface ReplayCounts {
+  warmup: PhaseCounts;
+  benchmark: PhaseCounts;
+  treesStarted: number;
+  treesDrained: number;
+  /** Conversations (root or subagent) ended by a context overflow. */
+  sessionsOverflowed: number;
+  subagentsDropped: number;
+}
+
+export const WAITING = 'wait';
+export const FINISHED = 'done';
+export type ReplayStep = ReplayCall | typeof WAITING | typeof FINISHED;
+
+interface Lane {
+  index: number;
+  tree: TreePlay;
+  /** Warmup requests this lane may still send. */
+  warmupLeft: number;
+}
+
+interface Flight {
+  call: ReplayCall;
+  lane: Lane;
+  tree: TreePlay;
+  conv: Conversation;
+}
+
+const emptyCounts = (): PhaseCounts => ({ sent: 0, ok: 0, errors: 0, overflows: 0, cancelled: 0 });
+
+export class ReplayScheduler {
+  readonly counts: ReplayCounts;
+  /** Set when a root lane's warmup request failed: the run must stop (client-metrics §2.7). */
+  aborted: string | null = null;
+  private readonly plans: TreePlan[];
+  /**
+   * Trace indices in the seed's order: initial lane i plays order[i mod n] (wrap-filling when lanes
+   * outnumber traces); each recycle, whichever lane drains, takes the next one in the sequence.
+   */
+  private readonly order: number[];
+  private draws = 0;
+  private readonly lanes: Lane[] = [];
+  private readonly flights = new Map<number, Flight>();
+  private phase: ReplayPhase | null = null;
+  private phaseStart = 0;
+  private nextId = 0;
+  private readonly o: Required<Omit<ReplayOptions, 'laneIds' | 'affinityHeaders'>> & {
+    affinityHeaders: readonly AffinityHeader[];
+  };
+
+  constructor(
+    traces: readonly AgenticTrace[],
+    options: ReplayOptions,
+    private readonly clock: Clock,
+  ) {
+    this.o = {
+      benchmarkGraceS: 30,
+      warmupRequestsPerLane: 10,
+      warmupGraceS: 1800,
+      startRatio: [0.25, 0.75],
+      systemIdleGapCapS: 10,
+      traceIdleGapCapS: TRACE_IDLE_GAP_CAP_S,
+      affinityHeaders: [],
+      ...options,
+    };
+    const all = traces.map((t) => planTrace(t, { traceIdleGapCapS: this.o.traceIdleGapCapS }));
+    // A trace whose subagents all precede its first root turn has nothing the replay can play.
+    this.plans = all.filter((p) => p.root.length > 0);
+    if (this.plans.length === 0) throw new Error('agentic replay: no trace has a root turn to replay');
+    this.counts = {
+      warmup: emptyCounts(),
+      benchmark: emptyCounts(),
+      treesStarted: 0,
+      treesDrained: 0,
+      sessionsOverflowed: 0,
+      subagentsDropped: 0,
+    };
+    const rng = new Rng(options.seed, 'trace-order');
+    this.order = this.plans.map((_, i) => i);
+    for (let i = this.order.length - 1; i > 0; i--) {
+      const j = rng.int(0, i);
+      [this.order[i], this.order[j]] = [this.order[j] as number, this.order[i] as number];
+    }
+    for (const index of options.laneIds ?? Array.from({ length: options.lanes }, (_, i) => i))
+      this.lanes.push({ index, tree: this.newTree(index, 0), warmupLeft: 0 });
+  }
+
+  private newTree(lane: number, pass: number): TreePlay {
+    const slot = pass === 0 ? lane : this.o.lanes + this.draws++;
+    const plan = this.plans[this.order[slot % this.plans.length] as number] as TreePlan;
+    this.counts.treesStarted++;
+    this.counts.subagentsDropped += plan.droppedSubagents;
+    return new TreePlay(plan, lane, pass, (conv) => correlationId(this.o.seed, lane, pass, conv));
+  }
+
+  /** Root turn t* for a lane: uniform in `startRatio` of its turns, leaving the turn before it and one after. */
+  startTurn(lane: number): number {
+    const l = this.lanes.find((x) => x.index === lane);
+    const n = (l as Lane).tree.plan.root.length;
+    if (n < 2) return 0;
+    const [lo, hi] = this.o.startRatio;
+    const ratio = lo + (hi - lo) * new Rng(this.o.seed, 'start-point', lane).float();
+    return Math.min(n - 1, Math.max(1, Math.floor(ratio * n)));
+  }
+
+  /** Each initial lane sends the turn before its t*, then advances by the one-token requests. */
+  startWarmup(): void {
+    const now = this.clock.now();
+    this.phase = 'warmup';
+    this.phaseStart = now;
+    for (const lane of this.lanes) {
+      const start = this.startTurn(lane.index);
+      if (start === 0) {
+        lane.tree.startAt(0, now);
+        lane.warmupLeft = 0;
+        continue;
+      }
+      lane.tree.startAt(start - 1, now);
+      lane.warmupLeft = 1 + this.o.warmupRequestsPerLane;
+    }
+  }
+
+  /** Profiling from the live state: every pending call due at the boundary; drained lanes take their next trace. */
+  startBenchmark(): void {
+    const now = this.clock.now();
+    const fresh = this.phase === null;
+    this.phase = 'benchmark';
+    this.phaseStart = now;
+    for (const lane of this.lanes) {
+      if (fresh) lane.tree.startAt(0, now);
+      else if (lane.tree.drained()) this.recycle(lane, now);
+      else for (const c of lane.tree.timers()) c.dueAt = now;
+    }
+  }
+
+  private recycle(lane: Lane, now: number): void {
+    this.counts.treesDrained++;
+    lane.tree = this.newTree(lane.index, lane.tree.pass + 1);
+    lane.tree.startAt(0, now);
+  }
+
+  get currentPhase(): ReplayPhase | null {
+    return this.phase;
+  }
+
+  get inFlight(): number {
+    return this.flights.size;
+  }
+
+  /** Profiling's end: no request starts from then on. */
+  get endAt(): number | null {
+    return this.phase === 'benchmark' ? this.phaseStart + this.o.durationS * 1000 : null;
+  }
+
+  /** When requests still in flight are cancelled: the end of the phase's grace. */
+  get cancelAt(): number | null {
+    if (this.phase === 'warmup') return this.phaseStart + this.o.warmupGraceS * 1000;
+    return this.phase === 'benchmark' ? (this.endAt as number) + this.o.benchmarkGraceS * 1000 : null;
+  }
+
+  private mayStart(lane: Lane, now: number): boolean {
+    if (this.aborted !== null) return false;
+    if (this.phase === 'warmup') return lane.warmupLeft > 0 && now < (this.cancelAt as number);
+    return this.phase === 'benchmark' && now < (this.endAt as number);
+  }
+
+  /** The next call to send now, or WAITING (a timer, a join or a completion is awaited), or FINISHED (phase over). */
+  next(): ReplayStep {
+    const now = this.clock.now();
+    let best: { lane: Lane; conv: Conversation } | null = null;
+    for (const lane of this.lanes) {
+      if (!this.mayStart(lane, now)) continue;
+      // Earliest due first; ties go to the lane listed first, then the root before its subagents.
+      for (const conv of lane.tree.conversations)
+        if (
+          lane.tree.ready(conv, now) &&
+          (best === null || (conv.dueAt as number) < (best.conv.dueAt as number))
+        )
+          best = { lane, conv };
+    }
+    if (best === null) return this.phaseOver(now) ? FINISHED : WAITING;
+    return this.dispatch(best, now);
+  }
+
+  private phaseOver(now: number): boolean {
+    if (this.flights.size > 0) return false;
+    if (this.aborted !== null || this.phase === null) return true;
+    if (this.phase === 'benchmark') return now >= (this.endAt as number);
+    return (
+      this.lanes.every((l) => l.warmupLeft === 0 || l.tree.drained()) || now >= (this.cancelAt as number)
+    );
+  }
+
+  private dispatch(pick: { lane: Lane; conv: Conversation }, now: number): ReplayCall {
+    const { lane, conv } = pick;
+    const tree = lane.tree;
+    const phase = this.phase as ReplayPhase;
+    const dueAtMs = conv.dueAt as number;
+    const planned: PlannedCall = tree.send(conv);
+    let warmup: ReplayCall['warmup'] = null;
+    if (phase === 'warmup') {
+      warmup = lane.warmupLeft === 1 + this.o.warmupRequestsPerLane ? 'prime' : 'advance';
+      lane.warmupLeft--;
+    }
+    const child = conv.child >= 0 ? tree.plan.children[conv.child] : undefined;
+    const parentCorrelationId = child === undefined ? null : tree.root.correlationId;
+    const rid = requestId(conv.correlationId, planned.turnIndex);
+    const call: ReplayCall = {
+      id: this.nextId++,
+      phase,
+      lane: lane.index,
+      recyclePass: tree.pass,
+      traceId: tree.plan.traceId,
+      conversationId: child?.conversationId ?? tree.plan.traceId,
+      correlationId: conv.correlationId,
+      rootCorrelationId: tree.root.correlationId,
+      parentCorrelationId,
+      requestId: rid,
+      outer: planned.outer,
+      inner: planned.inner,
+      turnIndex: planned.turnIndex,
+      branch: {
+        kind: child === undefined ? 'root' : 'subagent',
+        agentId: child?.agentId ?? null,
+        background: child !== undefined && child.joinTurn === null,
+      },
+      maxTokens: warmup === 'advance' ? 1 : planned.out,
+      warmup,
+      dueAtMs,
+      sentAtMs: now,
+      headers: replayHeaders(
+        { correlationId: conv.correlationId, requestId: rid, parentCorrelationId },
+        this.o.affinityHeaders,
+      ),
+    };
+    this.counts[phase].sent++;
+    this.flights.set(call.id, { call, lane, tree, conv });
+    return call;
+  }
+
+  /** A call finished (or failed) at the clock's now. Calls the scheduler already cancelled are ignored. */
+  complete(id: number, outcome: CallOutcome): void {
+    const flight = this.flights.get(id);
+    if (flight === undefined) return;
+    this.flights.delete(id);
+    const now = this.clock.now();
+    const { call, lane, tree, conv } = flight;
+    const counts = this.counts[call.phase];
+    if (outcome === 'ok') counts.ok++;
+    else if (outcome === 'overflow') {
+      counts.overflows++;
+      this.counts.sessionsOverflowed++;
+    } else if (outcome === 'cancelled') counts.cancelled++;
+    else counts.errors++;
+    if (
+      call.phase === 'warmup' &&
+      call.branch.kind === 'root' &&
+      (outcome === 'error' || outcome === 'overflow')
+    )
+      this.aborted = `warmup request ${call.requestId} of lane ${call.lane}'s root failed`;
+    tree.finish(conv, outcome, now, call.phase === 'warmup');
+    if (call.phase !== this.phase) return;
+    if (this.phase === 'benchmark' && tree.drained() && now < (this.endAt as number)) this.recycle(lane, now);
+    else this.capIdle(tree, now);
+    this.capSystemIdle(now);
+  }
+
+  /** Per tree: with nothing of it in flight, its next request starts within the trace idle cap. */
+  private capIdle(tree: TreePlay, now: number): void {
+    if (tree.inFlight > 0) return;
+    const next = tree.nextTimer(now);
+    const cap = this.o.traceIdleGapCapS * 1000;
+    if (next !== null && next - now > cap) tree.shift(next - now - cap, now);
+  }
+
+  /** Globally: with nothing in flight or ready anywhere, every pending timer moves earlier by one amount. */
+  private capSystemIdle(now: number): void {
+    if (this.flights.size > 0) return;
+    let next: number | null = null;
+    for (const lane of this.lanes) {
+      if (!this.mayStart(lane, now)) continue;
+      if (lane.tree.conversations.some((c) => lane.tree.ready(c, now))) return;
+      const t = lane.tree.nextTimer(now);
+      if (t !== null && (next === null || t < next)) next = t;
+    }
+    const cap = this.o.systemIdleGapCapS * 1000;
+    if (next === null || next - now <= cap) return;
+    for (const lane of this.lanes) lane.tree.shift(next - now - cap, now);
+  }
+
+  /**
+   * Past the phase's grace, the calls still in flight: the scheduler counts them cancelled and forgets
+   * them; the client aborts them and need not report them.
+   */
+  cancelDue(): ReplayCall[] {
+    const now = this.clock.now();
+    const at = this.cancelAt;
+    if (at === null || now < at) return [];
+    const cut = [...this.flights.values()];
+    for (const f of cut) {
+      this.flights.delete(f.call.id);
+      this.counts[f.call.phase].cancelled++;
+      f.tree.finish(f.conv, 'cancelled', now, true);
+    }
+    return cut.map((f) => f.call);
+  }
+
+  /** When the client should ask again if no call completes first (a timer, the duration's end, a grace's end); null: only a completion can help. */
+  wakeAt(): number | null {
+    const now = this.clock.now();
+    let best: number | null = null;
+    const consider = (t: number | null) => {
+      if (t !== null && t > now && (best === null || t < best)) best = t;
+    };
+    for (const lane of this.lanes) if (this.mayStart(lane, now)) consider(lane.tree.nextTimer(now));
+    if (this.phase === 'benchmark') consider(this.endAt);
+    if (this.flights.size > 0) consider(this.cancelAt);
+    return best;
+  }
+}

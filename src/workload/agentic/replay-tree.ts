@@ -1,0 +1,140 @@
+import type { PlannedCall, TreePlan } from './replay-plan.ts';
+
+/**
+ * One live play of a trace's trajectory tree (client-metrics §2.4–§2.6): which conversation may send
+ * its next call and from when. The root's turns go one after another, each an end-to-start delay after
+ * the previous one finished; a finished root turn spawns its subagents; a join turn waits until every
+ * subagent it joins has finished its last call (failures release it too, as the reference does); a
+ * context overflow ends that conversation. Times are ms on the scheduler's clock.
+ */
+
+export type CallOutcome = 'ok' | 'error' | 'overflow' | 'cancelled';
+
+export interface Conversation {
+  /** -1 for the root, else the child's index in the plan. */
+  child: number;
+  calls: readonly PlannedCall[];
+  correlationId: string;
+  /** Next call to send. */
+  next: number;
+  /** When the next call may go; null while it has none or waits for its spawn. */
+  dueAt: number | null;
+  inFlight: boolean;
+  /** Stopped early: overflowed, or not replayed because it lies before the start point. */
+  ended: boolean;
+  spawned: boolean;
+}
+
+export class TreePlay {
+  readonly conversations: Conversation[];
+  inFlight = 0;
+
+  constructor(
+    readonly plan: TreePlan,
+    readonly lane: number,
+    readonly pass: number,
+    correlation: (conversationId: string) => string,
+  ) {
+    const conv = (child: number, calls: readonly PlannedCall[], id: string): Conversation => ({
+      child,
+      calls,
+      correlationId: correlation(id),
+      next: 0,
+      dueAt: null,
+      inFlight: false,
+      ended: false,
+      spawned: child < 0,
+    });
+    this.conversations = [
+      conv(-1, plan.root, plan.traceId),
+      ...plan.children.map((c, i) => conv(i, c.calls, c.conversationId)),
+    ];
+  }
+
+  get root(): Conversation {
+    return this.conversations[0] as Conversation;
+  }
+
+  /**
+   * Start at root turn `turn` (t* warmup: the turn before the start point; 0 for a fresh play), due at
+   * `now`. Subagents spawned before it are not replayed: their joins are free.
+   */
+  startAt(turn: number, now: number): void {
+    this.root.next = turn;
+    this.root.dueAt = now;
+    for (const c of this.conversations.slice(1)) {
+      if ((this.plan.children[c.child] as { spawnTurn: number }).spawnTurn < turn) c.ended = true;
+    }
+  }
+
+  static done(c: Conversation): boolean {
+    return !c.inFlight && (c.ended || c.next >= c.calls.length);
+  }
+
+  /** Every conversation has finished: the lane is free for its next trace. */
+  drained(): boolean {
+    return this.inFlight === 0 && this.conversations.every((c) => TreePlay.done(c) || !c.spawned);
+  }
+
+  /** The conversation's next call may be sent now: due, and (a join turn) its subagents are done. */
+  ready(c: Conversation, now: number): boolean {
+    if (c.ended || c.inFlight || !c.spawned || c.next >= c.calls.length) return false;
+    if (c.dueAt === null || c.dueAt > now) return false;
+    if (c.child >= 0) return true;
+    const joins = this.plan.joinsAt[c.next] ?? [];
+    return joins.every((i) => TreePlay.done(this.conversations[i + 1] as Conversation));
+  }
+
+  send(c: Conversation): PlannedCall {
+    c.inFlight = true;
+    this.inFlight++;
+    return c.calls[c.next] as PlannedCall;
+  }
+
+  /**
+   * A call of `c` finished at `now`: the conversation moves on (generic errors too, without retry);
+   * `zeroDelays` is the one-token warmup, which skips think time.
+   */
+  finish(c: Conversation, outcome: CallOutcome, now: number, zeroDelays: boolean): void {
+    c.inFlight = false;
+    this.inFlight--;
+    const turn = c.next;
+    c.next++;
+    if (outcome === 'overflow') {
+      c.ended = true;
+      c.dueAt = null;
+      return;
+    }
+    const following = c.calls[c.next];
+    c.dueAt = following === undefined ? null : now + (zeroDelays ? 0 : following.delayMs);
+    if (c.child >= 0) return;
+    for (const i of this.plan.spawnsAt[turn] ?? []) {
+      const child = this.conversations[i + 1] as Conversation;
+      if (child.ended) continue;
+      child.spawned = true;
+      child.dueAt = now + (zeroDelays ? 0 : ((child.calls[0] as PlannedCall).delayMs ?? 0));
+    }
+  }
+
+  /** Pending timers: conversations that will send once their `dueAt` comes. */
+  *timers(): Generator<Conversation> {
+    for (const c of this.conversations)
+      if (!c.ended && !c.inFlight && c.spawned && c.dueAt !== null && c.next < c.calls.length) yield c;
+  }
+
+  /** Moves every pending timer later than `now` earlier by `ms` (the idle caps), keeping order and spacing. */
+  shift(ms: number, now: number): void {
+    for (const c of this.timers())
+      if ((c.dueAt as number) > now) c.dueAt = Math.max(now, (c.dueAt as number) - ms);
+  }
+
+  /** The earliest pending timer later than `now`, or null. */
+  nextTimer(now: number): number | null {
+    let best: number | null = null;
+    for (const c of this.timers()) {
+      const at = c.dueAt as number;
+      if (at > now && (best === null || at < best)) best = at;
+    }
+    return best;
+  }
+}
