@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { callName, recordedApiTimeS, SimClock, TRACE_A } from '../../../test/support/replay-fixtures.ts';
 import type { RequestError, RequestRecord } from '../../schema/request-record.ts';
 import { DONE, type DriverContext, type DriverRequest, WAIT } from '../driver.ts';
 import { createReplayPhaseDriver, outcomeOf } from './replay-driver.ts';
-import { callName, recordedApiTimeS, SimClock, TRACE_A } from './replay-fixtures.test-helpers.ts';
 import { ReplayScheduler } from './replay-scheduler.ts';
 
 /** Only the fields the replay reads of a record. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { playPhase, type Sent, SimClock } from '../../../test/support/replay-fixtures.ts';
 import type { AgenticTrace, TraceApiCall, TraceSubagent } from '../../schema/agentic-trace.ts';
-import { playPhase, type Sent, SimClock } from './replay-fixtures.test-helpers.ts';
 import { planTrace } from './replay-plan.ts';
 import { type ReplayCall, ReplayScheduler } from './replay-scheduler.ts';
 import { synthTrace } from './synth.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TRACE_A, TRACE_B } from './replay-fixtures.test-helpers.ts';
+import { TRACE_A, TRACE_B } from '../../../test/support/replay-fixtures.ts';
 import { planTrace, subagentEnd, timeWarp } from './replay-plan.ts';
 
 describe('planTrace', () => {
@@ -7,7 +7,7 @@ describe('planTrace', () => {
     const plan = planTrace(TRACE_A);
     expect(plan.preamble).toBe(true);
     expect(plan.root.map((c) => c.outer)).toEqual([0, 1, 4, 5, 7, 8]);
-    // Hand-worked in replay-fixtures.test-helpers.ts; the last is the 401 s gap warped to 300 s.
+    // Hand-worked in test/support/replay-fixtures.ts; the last is the 401 s gap warped to 300 s.
     expect(plan.root.map((c) => c.delayMs)).toEqual([0, 1000, 5000, 6000, 1000, 299000]);
     expect(
       plan.children.map((c) => [c.conversationId, c.spawnTurn, c.joinTurn, c.calls.map((x) => x.delayMs)]),

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { type AgenticTrace, AgenticTraceSchema } from '../../schema/agentic-trace.ts';
 import {
   playPhase,
   recordedApiTimeS,
@@ -7,7 +6,8 @@ import {
   SimClock,
   TRACE_A,
   TRACE_B,
-} from './replay-fixtures.test-helpers.ts';
+} from '../../../test/support/replay-fixtures.ts';
+import { type AgenticTrace, AgenticTraceSchema } from '../../schema/agentic-trace.ts';
 import { type ReplayCall, type ReplayOptions, ReplayScheduler } from './replay-scheduler.ts';
 
 const scheduler = (traces: AgenticTrace[], options: Partial<ReplayOptions> = {}) => {

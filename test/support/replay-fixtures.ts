@@ -1,7 +1,7 @@
-import { type AgenticTrace, AgenticTraceSchema } from '../../schema/agentic-trace.ts';
-import type { ReplayCall, ReplayScheduler } from './replay-scheduler.ts';
-import { FINISHED } from './replay-scheduler.ts';
-import type { CallOutcome } from './replay-tree.ts';
+import { type AgenticTrace, AgenticTraceSchema } from '../../src/schema/agentic-trace.ts';
+import type { ReplayCall, ReplayScheduler } from '../../src/workload/agentic/replay-scheduler.ts';
+import { FINISHED } from '../../src/workload/agentic/replay-scheduler.ts';
+import type { CallOutcome } from '../../src/workload/agentic/replay-tree.ts';
 
 /**
  * The hand-built corpus of the replay's tests and a simulated-clock loop that plays a scheduler against
