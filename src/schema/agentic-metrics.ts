@@ -26,14 +26,7 @@ export type AgenticStats = z.infer<typeof AgenticStatsSchema>;
  * slow tail (p90 ≤ p50) and `mean` is the reciprocal of the mean, not the mean of reciprocals. `std` is
  * the population std of the per-request reciprocals (§4.4).
  */
-export const AgenticInteractivitySchema = z.strictObject({
-  mean: num,
-  p50: num,
-  p75: num,
-  p90: num,
-  p95: num,
-  std: num,
-});
+export const AgenticInteractivitySchema = AgenticStatsSchema.omit({ count: true });
 export type AgenticInteractivity = z.infer<typeof AgenticInteractivitySchema>;
 
 export const AgenticAccountingSchema = z.strictObject({
