@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { monotonicMs } from '../src/client/clock.ts';
 import { runLoad } from '../src/client/load.ts';
 import { endpointPath } from '../src/client/payload.ts';
 import { runPhase } from '../src/client/runner.ts';
@@ -202,6 +203,57 @@ describe('client: the workload driver seam', () => {
     );
     await expect(run).rejects.toThrow(/waits for a request, but none is in flight/);
     transport.close();
+  });
+
+  it('a driver that waits for a time, with nothing in flight, is asked again then (a think time)', async () => {
+    const server = await serve(0);
+    const transport = createTransport(transportFor(server.url));
+    const wakeAt = monotonicMs() + 40;
+    let handedAt: number | null = null;
+    let asked = 0;
+    const driver: PhaseDriver = {
+      next() {
+        asked++;
+        if (handedAt !== null) return DONE;
+        if (monotonicMs() < wakeAt) return WAIT;
+        handedAt = monotonicMs();
+        return {
+          index: 0,
+          promptIndex: 0,
+          body: buildConversationPayload(payload, [{ role: 'user', content: 'after the think time' }], 1),
+          maxTokens: 1,
+          inputTokens: { target: 3, client: 3 },
+          headers: null,
+          arrivalOffsetMs: null,
+        };
+      },
+      wakeAtMs: () => wakeAt,
+      complete() {},
+    };
+    const records: RequestRecord[] = [];
+    try {
+      await runPhase(
+        {
+          phase: 'benchmark',
+          worker: 0,
+          slots: 1,
+          driver,
+          startMs: monotonicMs(),
+          lockstep: null,
+          clockOriginMs: monotonicMs(),
+          signal: new AbortController().signal,
+          onRecord: (r) => records.push(r),
+        },
+        transport,
+      );
+    } finally {
+      transport.close();
+    }
+    expect(records.map((r) => r.ok)).toEqual([true]);
+    expect(handedAt!).toBeGreaterThanOrEqual(wakeAt);
+    // Once before the time, once at it (the request), once after it (DONE): a timer, not a busy loop.
+    expect(asked).toBe(3);
+    expect(server.seen.map((x) => x.messages[0]!.content)).toEqual(['after the think time']);
   });
 
   it('replays conversations in this thread: turns in order, session headers, every turn recorded', async () => {

@@ -44,30 +44,43 @@ export async function runPhase(run: PhaseRun, transport: Transport): Promise<voi
   await Promise.all(lanes);
 }
 
-/** Requests in flight on this thread, and the lanes waiting for one of them to finish. */
+/** Requests in flight on this thread, and the lanes waiting for one of them to finish (or for a time). */
 class ThreadState {
   inFlight = 0;
-  private waiters: (() => void)[] = [];
-  /** Resolves at the next completion on this thread (or at the end of the run). */
-  completion(signal: AbortSignal): Promise<void> {
-    if (this.inFlight === 0)
-      throw new Error('the workload driver waits for a request, but none is in flight on this thread');
+  private waiters = new Set<() => void>();
+  /**
+   * Resolves at the next completion on this thread, at `atMs` (monotonic ms) when the driver named a time,
+   * or at the end of the run. With nothing in flight and no time to wait for, nothing could wake the lane.
+   */
+  wake(signal: AbortSignal, atMs: number | null): Promise<void> {
+    if (this.inFlight === 0 && atMs === null)
+      throw new Error(
+        'the workload driver waits for a request, but none is in flight on this thread and it names no time to ask again',
+      );
     return new Promise((resolve) => {
       if (signal.aborted) return resolve();
+      let timer: NodeJS.Timeout | null = null;
       const done = () => {
+        if (timer !== null) clearTimeout(timer);
+        this.waiters.delete(done);
         signal.removeEventListener('abort', done);
         resolve();
       };
-      this.waiters.push(done);
+      // Node's timers run on a coarser, cached clock and may fire a little before `atMs` on ours: wait on.
+      const arm = (at: number) => {
+        const left = at - monotonicMs();
+        if (left <= 0) return done();
+        timer = setTimeout(() => arm(at), Math.ceil(left));
+      };
+      this.waiters.add(done);
       signal.addEventListener('abort', done, { once: true });
+      if (atMs !== null) arm(atMs);
     });
   }
   completed(): void {
     this.inFlight--;
-    if (this.waiters.length === 0) return;
-    const woken = this.waiters;
-    this.waiters = [];
-    for (const w of woken) w();
+    if (this.waiters.size === 0) return;
+    for (const w of [...this.waiters]) w();
   }
 }
 
@@ -78,7 +91,7 @@ async function lane(run: PhaseRun, transport: Transport, thread: ThreadState): P
     const req = run.driver.next();
     if (req === DONE) return;
     if (req === WAIT) {
-      await thread.completion(run.signal);
+      await thread.wake(run.signal, run.driver.wakeAtMs?.() ?? null);
       continue;
     }
     const lock = run.lockstep;

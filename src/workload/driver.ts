@@ -42,10 +42,15 @@ export type DriverStep = DriverRequest | typeof WAIT | typeof DONE;
 
 export interface PhaseDriver {
   /**
-   * The next request for a free lane. WAIT only while a request this driver handed out is in flight
-   * (the client asks again after each completion on this thread); DONE ends the lane.
+   * The next request for a free lane. WAIT while a request this driver handed out is in flight (the client
+   * asks again after each completion on this thread) or until `wakeAtMs()`; DONE ends the lane.
    */
   next(): DriverStep;
+  /**
+   * With WAIT, when to ask again if no request completes first (a think time or a deadline ends), in
+   * monotonic ms (`process.hrtime`, the client's clock); null or absent: only after a completion.
+   */
+  wakeAtMs?(): number | null;
   /** A request it handed out has finished (failed ones too). */
   complete(request: DriverRequest, record: RequestRecord, text: string): void;
 }

@@ -7,8 +7,10 @@ import type { CallOutcome } from './replay-tree.ts';
 /**
  * The replay scheduler as a PhaseDriver: one per phase over the same scheduler, so profiling resumes
  * from the state the warmup left. The compiler supplies each call's body from its trace position. WAIT
- * here may also mean "a timer": the client must ask again at `wakeAtMs()` (a think time ends, the
- * duration ends, a grace ends) as well as after each completion, and abort what `cancelDue()` returns.
+ * here may also mean "a timer": the client asks again at `wakeAtMs()` (a think time ends, the duration
+ * ends, a grace ends) as well as after each completion (PhaseDriver.wakeAtMs, client/runner.ts); the
+ * scheduler's clock must then be the client's (monotonic ms). Aborting what `cancelDue()` returns is still
+ * to be wired into the client (per-request aborts).
  */
 
 /** What the compiler gives for one call: the body to send and its input length as compiled. */
