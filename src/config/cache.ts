@@ -1,15 +1,8 @@
 import { createHash } from 'node:crypto';
-import {
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { storeCacheEntry } from './cache-entries.ts';
 
 /**
  * A cache of parsed, already-validated config files, keyed by their exact content and by the infx build
@@ -68,22 +61,10 @@ export function openParseCache(
     },
     set(kind, text, value) {
       try {
-        mkdirSync(root, { recursive: true });
-        const file = fileFor(kind, text);
-        const tmp = `${file}.${process.pid}.tmp`;
-        writeFileSync(tmp, JSON.stringify(value));
-        renameSync(tmp, file);
-        prune(root);
+        storeCacheEntry(root, fileFor(kind, text), JSON.stringify(value), MAX_ENTRIES);
       } catch {
         // A read-only or full disk only costs speed.
       }
     },
   };
-}
-
-function prune(root: string): void {
-  const entries = readdirSync(root).filter((f) => f.endsWith('.json'));
-  if (entries.length <= MAX_ENTRIES) return;
-  const byAge = entries.map((f) => ({ f, t: statSync(join(root, f)).mtimeMs })).sort((a, b) => a.t - b.t);
-  for (const { f } of byAge.slice(0, entries.length - MAX_ENTRIES)) unlinkSync(join(root, f));
 }

@@ -1,17 +1,7 @@
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { storeCacheEntry } from './cache-entries.ts';
 
 /**
  * A cache of a command's whole output, keyed by everything the output is a function of: the infx build, the
@@ -147,21 +137,9 @@ export function storeOutput(
       inputs[path] = hash;
     }
     const header: Header = { format: FORMAT, key, inputs, stderr: output.stderr, stdoutBytes: stdout.length };
-    const root = join(dir, 'output');
-    mkdirSync(root, { recursive: true });
-    const file = entryFile(dir, key);
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), stdout]));
-    renameSync(tmp, file);
-    prune(root);
+    const entry = Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), stdout]);
+    storeCacheEntry(join(dir, 'output'), entryFile(dir, key), entry, MAX_ENTRIES);
   } catch {
     // A read-only or full disk only costs speed.
   }
-}
-
-function prune(root: string): void {
-  const entries = readdirSync(root).filter((f) => f.endsWith('.json'));
-  if (entries.length <= MAX_ENTRIES) return;
-  const byAge = entries.map((f) => ({ f, t: statSync(join(root, f)).mtimeMs })).sort((a, b) => a.t - b.t);
-  for (const { f } of byAge.slice(0, entries.length - MAX_ENTRIES)) unlinkSync(join(root, f));
 }
