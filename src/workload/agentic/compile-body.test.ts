@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AgenticTrace, AgenticTraceSchema } from '../../schema/agentic-trace.ts';
+import { blockCall, blockTrace } from '../../../test/support/traces.ts';
 import { buildConversationPayload, type ChatMessage } from '../payload.ts';
 import { loadTokenizer } from '../tokenizers.ts';
 import { compileTraces } from './compile.ts';
@@ -8,15 +8,8 @@ import type { CompiledCall, CompiledCorpus } from './compile-types.ts';
 import { synthTrace } from './synth.ts';
 import { apiCalls } from './walk.ts';
 
-const call = (t: number, ids: number[], out = 10) => ({
-  type: 'n',
-  t,
-  in: ids.length * 64,
-  out,
-  hash_ids: ids,
-});
-const trace = (id: string, requests: unknown[]): AgenticTrace =>
-  AgenticTraceSchema.parse({ id, block_size: 64, tool_tokens: 100, system_tokens: 20, requests });
+const call = blockCall;
+const trace = (id: string, requests: unknown[]) => blockTrace(id, requests, 100, 20);
 
 const A = trace('A', [
   call(0, [1, 2, 3]),

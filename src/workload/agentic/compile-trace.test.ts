@@ -1,20 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type AgenticTrace, AgenticTraceSchema } from '../../schema/agentic-trace.ts';
+import { blockCall, blockTrace } from '../../../test/support/traces.ts';
 import { assembleTrace, compileTraceParts } from './compile-trace.ts';
 import type { CompiledCall } from './compile-types.ts';
 
-const call = (t: number, ids: number[], out = 10, model = 'big') => ({
-  type: 's',
-  t,
-  model,
-  in: ids.length * 64,
-  out,
-  hash_ids: ids,
-});
+const call = (t: number, ids: number[], out = 10, model = 'big') =>
+  blockCall(t, ids, out, { type: 's', model });
 const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
 // tool + system = 100 tokens: ceil(100 / 64) = 2 system blocks.
-const trace = (requests: unknown[]): AgenticTrace =>
-  AgenticTraceSchema.parse({ id: 'T', block_size: 64, tool_tokens: 60, system_tokens: 40, requests });
+const trace = (requests: unknown[]) => blockTrace('T', requests, 60, 40);
 
 /** A call's messages as role letters and their hash ids. */
 const shape = (c: CompiledCall) => c.messages.map((m) => `${m.role[0]}:${[...m.ids].join(',')}`);

@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { type AgenticTrace, AgenticTraceSchema } from '../../schema/agentic-trace.ts';
+import { blockCall, blockTrace } from '../../../test/support/traces.ts';
 import { percentile, tracePrefixHits, traceStats } from './stats.ts';
 
-/** A call of `ids.length` blocks (in = 64 × blocks) sent at `t`. */
-const call = (t: number, ids: number[], out = 10) => ({
-  type: 'n',
-  t,
-  in: ids.length * 64,
-  out,
-  hash_ids: ids,
-});
-const trace = (id: string, requests: unknown[]): AgenticTrace =>
-  AgenticTraceSchema.parse({ id, block_size: 64, tool_tokens: 0, system_tokens: 0, requests });
+const call = blockCall;
+const trace = (id: string, requests: unknown[]) => blockTrace(id, requests);
 
 // Trace A. Visited in (t, outer, inner) order, with its own seen-set:
 //   o0   t0   [1,2]          hit 0 of 2   seen {1,2}
