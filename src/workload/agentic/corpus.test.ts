@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +72,23 @@ describe('loadCorpus', () => {
     expect((await failure(loadCorpus([kind]))).message).toBe(
       `${kind}:1: trace a: requests.0.type: must be one of "n", "s", "subagent"`,
     );
+  });
+
+  it('refuses a FIFO and a folder at once (a FIFO would be read until its writer stops), and never echoes binary', async () => {
+    const fifo = join(dir, 'fifo.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    expect((await failure(loadCorpus([fifo]))).message).toBe(
+      `${fifo}: not a regular file (a folder, a FIFO or a device)`,
+    );
+    expect((await failure(loadCorpus([dir]))).message).toBe(
+      `${dir}: not a regular file (a folder, a FIFO or a device)`,
+    );
+    const binary = join(dir, 'binary.jsonl');
+    writeFileSync(binary, Buffer.from([0x7b, 0x01, 0x02, 0xff, 0xfe, 0x1b, 0x5b, 0x32, 0x4a]));
+    const message = (await failure(loadCorpus([binary]))).message;
+    expect(message).toMatch(new RegExp(`^${binary}:1: not JSON`));
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: that no control character is left is the test
+    expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\ufffd]/);
   });
 
   it('refuses an empty corpus, a missing file and a line past the bound', async () => {

@@ -63,7 +63,10 @@ export function parseTraceLine(file: string, line: Line): AgenticTrace {
   try {
     value = JSON.parse(line.text);
   } catch (err) {
-    throw new TraceCorpusError(`${file}:${line.lineNo}: not JSON (${(err as Error).message})`, FORMAT_HINT);
+    throw new TraceCorpusError(
+      `${file}:${line.lineNo}: not JSON (${printable((err as Error).message)})`,
+      FORMAT_HINT,
+    );
   }
   const parsed = AgenticTraceSchema.safeParse(value);
   if (parsed.success) return parsed.data;
@@ -133,3 +136,11 @@ export function droppedNote(report: CorpusReport): string | null {
   const n = report.dropped.length;
   return `${n} trace${n === 1 ? '' : 's'} over --max-context ${report.maxContext} dropped (the longest needs ${longest} tokens)`;
 }
+
+/** JSON.parse quotes the text it choked on: a binary file's bytes would reach the terminal as they are. */
+const printable = (text: string) =>
+  text.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
+    /[\u0000-\u001f\u007f-\u009f\ufffd]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );

@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { TraceCorpusError } from './errors.ts';
 
 /**
@@ -25,6 +25,18 @@ export async function* readLines(file: string, maxLineBytes = MAX_LINE_BYTES): A
       `${file}:${lineNo}: line longer than ${maxLineBytes} bytes`,
       'a traces.jsonl file holds one JSON trace per line; is this file newline-delimited?',
     );
+  // A FIFO or a device would be read until its writer stops, maybe never; a folder says so late.
+  let regular: boolean;
+  try {
+    regular = statSync(file).isFile();
+  } catch (err) {
+    throw unreadable(file, err);
+  }
+  if (!regular)
+    throw new TraceCorpusError(
+      `${file}: not a regular file (a folder, a FIFO or a device)`,
+      'give the path of a traces.jsonl file',
+    );
   const stream = createReadStream(file);
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -47,13 +59,17 @@ export async function* readLines(file: string, maxLineBytes = MAX_LINE_BYTES): A
     }
   } catch (err) {
     if (err instanceof TraceCorpusError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new TraceCorpusError(
-      code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot be read (${(err as Error).message})`,
-      code === 'ENOENT' ? 'give the path of a traces.jsonl file' : undefined,
-    );
+    throw unreadable(file, err);
   } finally {
     stream.destroy();
   }
   if (pending > 0) yield { lineNo, text: Buffer.concat(parts).toString('utf8') };
+}
+
+function unreadable(file: string, err: unknown): TraceCorpusError {
+  const code = (err as NodeJS.ErrnoException).code;
+  return new TraceCorpusError(
+    code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot be read (${(err as Error).message})`,
+    code === 'ENOENT' ? 'give the path of a traces.jsonl file' : undefined,
+  );
 }
