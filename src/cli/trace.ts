@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { countProgressReporter, stepProgressReporter } from '../client/progress.ts';
 import { parseIntArg, positiveInt, reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 
@@ -17,19 +18,7 @@ interface StatsFlags {
   maxContext?: string;
 }
 
-/** Progress on stderr: rewritten in place on a terminal, else a line at every tenth (or every 100 of an unknown total). */
-function progressLine(io: CliIO, what: string): (done: number, total?: number) => void {
-  const tty = io.stderrIsTTY ?? io.isTTY;
-  return (done, total) => {
-    if (tty) io.stderr(`\r${what} ${done}${total === undefined ? '' : `/${total}`}`);
-    else if (
-      total === undefined
-        ? done % 100 === 0
-        : total >= 20 && done % Math.ceil(total / 10) === 0 && done < total
-    )
-      io.stderr(`${what} ${done}${total === undefined ? '' : `/${total}`}\n`);
-  };
-}
+const progressSink = (io: CliIO) => ({ write: io.stderr, isTTY: io.stderrIsTTY ?? io.isTTY });
 
 export function registerTrace(program: Command, io: CliIO, setExit: (code: number) => void): void {
   const trace = program
@@ -63,9 +52,8 @@ export function registerTrace(program: Command, io: CliIO, setExit: (code: numbe
         };
         if (flags.out === undefined) synth.writeSynthCorpus(options, io.stdout);
         else {
-          const progress = progressLine(io, 'trace synth: traces');
+          const progress = stepProgressReporter(progressSink(io), 'trace synth: traces');
           synth.writeSynthCorpusFile(options, flags.out, progress);
-          if (io.stderrIsTTY ?? io.isTTY) io.stderr('\n');
           io.stderr(`wrote ${flags.traces} traces to ${flags.out}\n`);
         }
       } catch (err) {
@@ -106,7 +94,7 @@ export function registerTrace(program: Command, io: CliIO, setExit: (code: numbe
         const { stats: s, report } = await stats.corpusStats(
           files,
           { maxContext: max },
-          progressLine(io, 'trace stats: traces read'),
+          countProgressReporter(progressSink(io), 'trace stats: traces read'),
         );
         if (tty) io.stderr('\n');
         const note = droppedNote(report);

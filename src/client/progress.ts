@@ -31,6 +31,12 @@ function bar(done: number, total: number): string {
   return `[${'#'.repeat(filled)}${'.'.repeat(BAR - filled)}] ${done}/${total}`;
 }
 
+/** A count with no known total (items read so far); the caller ends a terminal's live line. */
+export function countProgressReporter(out: ProgressSink, label: string): (done: number) => void {
+  const show = throttled(out);
+  return (done) => show(`${label} ${done}`, false);
+}
+
 export function loadProgressReporter(out: ProgressSink, label: string): (p: LoadProgress) => void {
   const show = throttled(out);
   return (p) => {

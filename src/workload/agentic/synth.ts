@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { AgenticTrace, TraceApiCall, TraceSubagent } from '../../schema/agentic-trace.ts';
 import { Rng } from '../random.ts';
 import { TraceUsageError } from './errors.ts';
@@ -304,16 +304,25 @@ export function writeSynthCorpus(
   }
 }
 
-/** The corpus written to `path` (replaced if there), one line at a time. */
+/**
+ * The corpus written to `path` (replaced if there), one line at a time, under a temporary name renamed
+ * into place at the end: a run stopped half-way (Ctrl-C, kill -9) never leaves a truncated corpus there.
+ */
 export function writeSynthCorpusFile(
   options: SynthOptions,
   path: string,
   progress?: (done: number, total: number) => void,
 ): void {
-  const fd = openSync(path, 'w');
+  const tmp = `${path}.${process.pid}.tmp`;
   try {
-    writeSynthCorpus(options, (line) => writeSync(fd, line), progress);
+    const fd = openSync(tmp, 'w');
+    try {
+      writeSynthCorpus(options, (line) => writeSync(fd, line), progress);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
   } finally {
-    closeSync(fd);
+    rmSync(tmp, { force: true });
   }
 }
