@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AgenticMetricsSchema } from './agentic-metrics.ts';
 import { CONFIG_BOUNDS } from './master-config.ts';
 import { ErrorCategorySchema } from './request-record.ts';
 import { type OfKind, type Workload, type WorkloadKind, WorkloadSchema } from './workload.ts';
@@ -258,7 +259,15 @@ export const PointResultSchema = z.strictObject({
     passed: z.boolean(),
     reason: z.string().nullable(),
   }),
-  /** Gate passed, and neither the client nor the engine was the bottleneck. */
+  /**
+   * Agentic-coding points only: the AgentX metrics (client-metrics-spec §4.4), the reference's figures for
+   * a replay. The fields above hold the same records seen as for any point (benchmark phase).
+   */
+  agentic: AgenticMetricsSchema.optional(),
+  /**
+   * Gate passed, and neither the client nor the engine was the bottleneck; for an agentic point also the
+   * reference's `submission_valid`.
+   */
   valid: z.boolean(),
 });
 export type PointResult = z.infer<typeof PointResultSchema>;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AgenticFieldsSchema } from './agentic-fields.ts';
 
 /**
  * One line of `requests.jsonl`: everything the client saw of one request, warmup and failures included.
@@ -126,5 +127,7 @@ export const RequestRecordSchema = z.strictObject({
   /** Stopped by the client at the end of the run (not scored as an error). */
   cancelled: z.boolean(),
   engine: EngineStampsSchema.nullable(),
+  /** AgentX replay requests only: where the request sits in its trace (schema/agentic-fields.ts). */
+  agentic: AgenticFieldsSchema.optional(),
 });
 export type RequestRecord = z.infer<typeof RequestRecordSchema>;
