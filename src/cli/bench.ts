@@ -8,6 +8,7 @@ import {
   formatSinglePointSummary,
   formatSweepSummary,
 } from '../sweep/bench-sweep-format.ts';
+import { type AgenticFlags, addAgenticOptions, benchAgentic } from './bench-agentic.ts';
 import { nonNegativeInt, numberIn, parseIntArg, positiveInt } from './common.ts';
 import type { CliIO } from './io.ts';
 import { onInterrupt } from './signals.ts';
@@ -38,8 +39,9 @@ interface Flags {
   baseUrl: string;
   model: string;
   endpoint: 'chat' | 'completions';
-  isl: number;
-  osl: number;
+  workload: 'fixed' | 'agentic';
+  isl?: number;
+  osl?: number;
   randomRangeRatio: number;
   concurrency: number[];
   numPrompts?: number;
@@ -68,7 +70,7 @@ interface Flags {
 }
 
 export function registerBench(program: Command, io: CliIO, setExit: (code: number) => void, version: string) {
-  program
+  const command = program
     .command('bench')
     .description(
       'benchmark a running OpenAI-compatible server (fixed input/output lengths), one point per --concurrency, into a run directory for infx ingest, plot, compare and serve',
@@ -78,8 +80,21 @@ export function registerBench(program: Command, io: CliIO, setExit: (code: numbe
     .addOption(
       new Option('--endpoint <kind>', 'API to drive').choices(['chat', 'completions']).default('completions'),
     )
-    .requiredOption('--isl <n>', 'input length in tokens (upper end of the sampled range)', positiveInt)
-    .requiredOption('--osl <n>', 'output length in tokens (upper end of the sampled range)', positiveInt)
+    .addOption(
+      new Option('--workload <kind>', 'fixed: fixed input/output lengths; agentic: AgentX trace replay')
+        .choices(['fixed', 'agentic'])
+        .default('fixed'),
+    )
+    .option(
+      '--isl <n>',
+      'input length in tokens (upper end of the sampled range; fixed workload)',
+      positiveInt,
+    )
+    .option(
+      '--osl <n>',
+      'output length in tokens (upper end of the sampled range; fixed workload)',
+      positiveInt,
+    )
     .option(
       '--random-range-ratio <r>',
       'lengths are drawn uniformly from [r*L, L]',
@@ -179,13 +194,23 @@ export function registerBench(program: Command, io: CliIO, setExit: (code: numbe
       )
         .choices(['infx', 'inferencex'])
         .default('infx'),
-    )
-    .action(async (flags: Flags) => {
-      setExit(await bench(flags, io, version));
-    });
+    );
+  addAgenticOptions(command).action(async (flags: Flags & AgenticFlags) => {
+    if (flags.workload === 'agentic') return setExit(await benchAgentic(flags, io, version));
+    for (const name of ['isl', 'osl'] as const)
+      if (flags[name] === undefined) {
+        io.stderr(`error: required option '--${name} <n>' not specified (or give --workload agentic)\n`);
+        return setExit(2);
+      }
+    setExit(await bench(flags as Flags & { isl: number; osl: number }, io, version));
+  });
 }
 
-async function bench(flags: Flags, io: CliIO, version: string): Promise<number> {
+async function bench(
+  flags: Flags & { isl: number; osl: number },
+  io: CliIO,
+  version: string,
+): Promise<number> {
   const req: BenchRunRequest = {
     bench: {
       baseUrl: flags.baseUrl,

@@ -48,9 +48,11 @@ export function loadProgressReporter(out: ProgressSink, label: string): (p: Load
         ? `, ${(p.outputTokens / rateSecs).toFixed(0)} output tok/s${p.engineElapsedMs === null ? '' : ' (simulated)'}`
         : '';
     const errors = p.failed > 0 ? `, ${p.failed} errors` : '';
+    // A phase whose size is not known in advance (a timed replay) counts up with no bar and no end.
+    const count = p.total > 0 ? bar(p.done, p.total) : `${p.done}`;
     show(
-      `${label} ${p.phase} ${bar(p.done, p.total)} requests${errors}${tput}, ${secs.toFixed(1)} s`,
-      p.done >= p.total,
+      `${label} ${p.phase} ${count} requests${errors}${tput}, ${secs.toFixed(1)} s`,
+      p.total > 0 && p.done >= p.total,
     );
   };
 }

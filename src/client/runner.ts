@@ -41,16 +41,32 @@ export async function runPhase(run: PhaseRun, transport: Transport): Promise<voi
   const lanes: Promise<void>[] = [];
   const thread = new ThreadState();
   for (let i = 0; i < run.slots; i++) lanes.push(lane(run, transport, thread));
-  await Promise.all(lanes);
+  try {
+    await Promise.all(lanes);
+  } finally {
+    thread.close();
+  }
 }
 
-/** Requests in flight on this thread, and the lanes waiting for one of them to finish (or for a time). */
+/**
+ * Requests in flight on this thread, and the lanes waiting for one of them to finish or for a time. A
+ * completion or a due time wakes one waiting lane, not all: a lane that then gets a request wakes the
+ * next (`passOn`), so as many lanes wake as there are requests to send. Waking every idle lane at each
+ * completion would cost lanes × (the driver's `next()`) per completion: at 256 agentic users with eight
+ * request slots each, most of the client's CPU.
+ */
 class ThreadState {
   inFlight = 0;
-  private waiters = new Set<() => void>();
+  private readonly waiters: (() => void)[] = [];
+  /** Due times the waiting lanes named, and the one timer armed for the earliest. */
+  private readonly dueTimes: number[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private timerAt = Number.POSITIVE_INFINITY;
+
   /**
-   * Resolves at the next completion on this thread, at `atMs` (monotonic ms) when the driver named a time,
-   * or at the end of the run. With nothing in flight and no time to wait for, nothing could wake the lane.
+   * Resolves when this lane is woken: by a completion on this thread, at `atMs` (monotonic ms) when the
+   * driver named a time, or at the end of the run. With nothing in flight and no time to wait for, nothing
+   * could wake the lane.
    */
   wake(signal: AbortSignal, atMs: number | null): Promise<void> {
     if (this.inFlight === 0 && atMs === null)
@@ -59,28 +75,59 @@ class ThreadState {
       );
     return new Promise((resolve) => {
       if (signal.aborted) return resolve();
-      let timer: NodeJS.Timeout | null = null;
       const done = () => {
-        if (timer !== null) clearTimeout(timer);
-        this.waiters.delete(done);
         signal.removeEventListener('abort', done);
+        const i = this.waiters.indexOf(done);
+        if (i >= 0) this.waiters.splice(i, 1);
         resolve();
       };
-      // Node's timers run on a coarser, cached clock and may fire a little before `atMs` on ours: wait on.
-      const arm = (at: number) => {
-        const left = at - monotonicMs();
-        if (left <= 0) return done();
-        timer = setTimeout(() => arm(at), Math.ceil(left));
-      };
-      this.waiters.add(done);
+      this.waiters.push(done);
       signal.addEventListener('abort', done, { once: true });
-      if (atMs !== null) arm(atMs);
+      if (atMs !== null) {
+        this.dueTimes.push(atMs);
+        this.arm();
+      }
     });
   }
+
+  /** A woken lane got a request: the next waiting lane may have one too. */
+  passOn(): void {
+    this.waiters[0]?.();
+  }
+
   completed(): void {
     this.inFlight--;
-    if (this.waiters.size === 0) return;
-    for (const w of [...this.waiters]) w();
+    this.passOn();
+  }
+
+  // Node's timers run on a coarser, cached clock and may fire a little before the time on ours: wait on.
+  private arm(): void {
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const t of this.dueTimes) if (t < earliest) earliest = t;
+    if (earliest >= this.timerAt) return;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timerAt = earliest;
+    this.timer = setTimeout(() => this.fire(), Math.max(0, Math.ceil(earliest - monotonicMs())));
+  }
+
+  private fire(): void {
+    this.timer = null;
+    this.timerAt = Number.POSITIVE_INFINITY;
+    const now = monotonicMs();
+    let due = false;
+    for (let i = this.dueTimes.length - 1; i >= 0; i--)
+      if ((this.dueTimes[i] as number) <= now) {
+        this.dueTimes.splice(i, 1);
+        due = true;
+      }
+    if (due) this.passOn();
+    if (this.dueTimes.length > 0) this.arm();
+  }
+
+  /** The run is over: no timer may keep the process alive. */
+  close(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
   }
 }
 
@@ -89,14 +136,19 @@ async function lane(run: PhaseRun, transport: Transport, thread: ThreadState): P
     if (run.signal.aborted) return;
     const freeAt = monotonicMs();
     const req = run.driver.next();
-    if (req === DONE) return;
+    if (req === DONE) {
+      // A lane waiting for a time far off would learn only then that the phase is over.
+      thread.passOn();
+      return;
+    }
     if (req === WAIT) {
       await thread.wake(run.signal, run.driver.wakeAtMs?.() ?? null);
       continue;
     }
+    thread.passOn();
     const lock = run.lockstep;
     const offset = req.arrivalOffsetMs;
-    const arrival = lock || offset === null ? null : run.startMs + offset;
+    const arrival = req.dueAtMs ?? (lock || offset === null ? null : run.startMs + offset);
     thread.inFlight++;
     if (arrival !== null && arrival > freeAt) await sleepUntil(arrival, run.signal);
     // Closed loop (rate inf): a request is due when a lane frees. Open loop: when it arrives, so the
@@ -115,7 +167,8 @@ async function lane(run: PhaseRun, transport: Transport, thread: ThreadState): P
           }),
         }
       : req.headers;
-    const outcome = await transport.send(req.body, run.signal, headers, req.maxTokens);
+    const signal = req.signal ? AbortSignal.any([run.signal, req.signal]) : run.signal;
+    const outcome = await transport.send(req.body, signal, headers, req.maxTokens);
     const record = toRecord(run, req, scheduled, outcome);
     const text = outcome.stream.text.join('');
     run.onRecord(record, text, outcome.sentMs - due);
@@ -171,6 +224,9 @@ function toRecord(run: PhaseRun, req: DriverRequest, scheduled: number, o: Outco
     error: o.error,
     cancelled: o.cancelled,
     engine: engineStamps(s.engine),
+    ...(req.agentic
+      ? { agentic: { ...req.agentic, cancelledAtMs: o.cancelled ? us(o.doneMs - origin) : null } }
+      : {}),
   };
 }
 

@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { input, many } from '../../test/support/fixed-seq-len-point.ts';
-import { WORKLOAD_KINDS } from '../schema/workload.ts';
-import { aggregatorFor, notRunnable, WORKLOAD_CAPABILITIES, WorkloadNotRunnableError } from './aggregate.ts';
+import { type AgenticCodingWorkload, WORKLOAD_KINDS } from '../schema/workload.ts';
+
+const AGENTIC_WORKLOAD: AgenticCodingWorkload = {
+  kind: 'agentic-coding',
+  traces: { name: 'hand', files: [{ path: 'traces.jsonl', sha256: '0'.repeat(64) }] },
+  durationS: 60,
+  warmup: { startMinRatio: 0.25, startMaxRatio: 0.75, requestsPerLane: 1, graceS: 60 },
+  maxContextTokens: null,
+  fast: false,
+  tokenizer: { kind: 'builtin', name: 'o200k_base', path: null },
+};
+
+import { aggregateAgenticPoint } from './agentic/point.ts';
+import { aggregatorFor, notRunnable, WORKLOAD_CAPABILITIES } from './aggregate.ts';
 import { aggregatePoint } from './fixed-seq-len.ts';
 
 describe('the workload capability table', () => {
@@ -20,13 +32,11 @@ describe('the workload capability table', () => {
     expect(result.counts.completed).toBe(3);
   });
 
-  it('does not run agentic-coding yet, in the words planning and the store have always used', () => {
-    expect(notRunnable('agentic-coding')).toEqual({
-      plan: 'agentic-coding rows need the AgentX trace replay, which infx sweep does not run yet',
-      store: 'an agentic point: the store holds fixed-seq-len points only; not stored',
-    });
-    // No stand-in aggregator: asking for one is refused.
-    expect(() => aggregatorFor({ kind: 'agentic-coding' })).toThrow(WorkloadNotRunnableError);
-    expect(() => aggregatorFor({ kind: 'agentic-coding' })).toThrow(/AgentX trace replay/);
+  it('runs agentic-coding with the AgentX aggregator, which needs the replay facts', () => {
+    expect(notRunnable('agentic-coding')).toBeNull();
+    expect(aggregatorFor({ kind: 'agentic-coding' })).toBe(aggregateAgenticPoint);
+    const fixed = input([]);
+    const agentic = { ...fixed, workload: AGENTIC_WORKLOAD };
+    expect(() => aggregateAgenticPoint(agentic)).toThrow(/replay facts/);
   });
 });

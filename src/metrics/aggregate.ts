@@ -1,6 +1,7 @@
 import { InfxError } from '../schema/errors.ts';
 import type { PointResultOf } from '../schema/point-result.ts';
 import type { OfKind, Workload, WorkloadKind } from '../schema/workload.ts';
+import { aggregateAgenticPoint } from './agentic/point.ts';
 import { aggregatePoint } from './fixed-seq-len.ts';
 import type { PointInput } from './point-input.ts';
 
@@ -27,13 +28,7 @@ type Capability<K extends WorkloadKind> =
 /** Every kind has an entry: a kind added to schema/workload.ts does not typecheck until it has one. */
 export const WORKLOAD_CAPABILITIES: { readonly [K in WorkloadKind]: Capability<K> } = {
   'fixed-seq-len': { aggregate: aggregatePoint, missing: null },
-  'agentic-coding': {
-    aggregate: null,
-    missing: {
-      plan: 'agentic-coding rows need the AgentX trace replay, which infx sweep does not run yet',
-      store: 'an agentic point: the store holds fixed-seq-len points only; not stored',
-    },
-  },
+  'agentic-coding': { aggregate: aggregateAgenticPoint, missing: null },
 };
 
 /** Why points of `kind` cannot run (and are not stored), or null when they can. */

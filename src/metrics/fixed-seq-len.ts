@@ -1,6 +1,6 @@
 import { POINT_RESULT_SCHEMA_VERSION, type PointResult, type PointResultOf } from '../schema/point-result.ts';
 import type { ErrorCategory, RequestRecord } from '../schema/request-record.ts';
-import type { FixedSeqLenWorkload } from '../schema/workload.ts';
+import type { FixedSeqLenWorkload, Workload } from '../schema/workload.ts';
 import { engineTimed, engineView, scaledView } from './clock-view.ts';
 import { assessEngine } from './engine-gate.ts';
 import { type Gpus, interactivityOf, latencyOf, throughputOf } from './measure.ts';
@@ -97,6 +97,17 @@ function combinedSource(sources: ReadonlySet<TokenSource>): PointResult['tokens'
  * point on its own).
  */
 export function aggregatePoint(input: AggregateInput): PointResultOf<'fixed-seq-len'> {
+  return { ...aggregateRecords(input, input.workload.ignoreEos), workload: input.workload };
+}
+
+/**
+ * Every field of a result but the workload, from the records of a point of any kind: what the client
+ * measured of its benchmark phase. `ignoreEos`: whether a short output means the stream was cut.
+ */
+export function aggregateRecords(
+  input: PointInput<Workload>,
+  ignoreEos: boolean,
+): Omit<PointResult, 'workload'> {
   // The figures' view of the records: the engine's stamps, or wall times (× the time scale of a
   // simulated engine measured on the wall clock, so they read as simulated time).
   const scale = input.engine.timeScale ?? 1;
@@ -137,7 +148,7 @@ export function aggregatePoint(input: AggregateInput): PointResultOf<'fixed-seq-
     const { client, requested } = r.outputTokens;
     if (t.outputSource === 'server' && client !== null && t.output !== client) mismatch.output++;
     // Without ignore_eos a short answer is a normal stop; with it, the stream was cut.
-    if (input.workload.ignoreEos && t.outputSource !== 'none' && t.output < requested) shortOutput++;
+    if (ignoreEos && t.outputSource !== 'none' && t.output < requested) shortOutput++;
   }
   const totalInput = inputTokens.reduce((a, b) => a + b, 0);
   const totalOutput = outputTokens.reduce((a, b) => a + b, 0);
@@ -172,7 +183,6 @@ export function aggregatePoint(input: AggregateInput): PointResultOf<'fixed-seq-
     seed: input.seed,
     target: input.target,
     engine,
-    workload: input.workload,
     load: input.load,
     gpus: input.gpus,
     timing: {

@@ -31,4 +31,22 @@ export interface PointInput<W extends Workload> extends PointMeta<W> {
   clockOriginUnixMs: number;
   /** Largest failure rate that still passes the gate (the reference uses 0.05). */
   maxFailureRate: number;
+  /** An agentic point: what the replay knows that its records do not say. */
+  replay?: AgenticReplayFacts;
+}
+
+/** What the replay knows about the run that its records do not say. */
+export interface AgenticReplayFacts {
+  /**
+   * The profiling phase on the client's clock (the records' own wall ms): its start, and the end of the
+   * configured duration. Coverage is judged on that clock, whatever clock the figures are on.
+   */
+  profilingStartMs: number;
+  profilingEndMs: number;
+  /** Requests the replay could not dispatch on schedule. */
+  creditDropCount: number;
+  /** The live error gate stopped the run. */
+  runCancelled: boolean;
+  /** The error gate's threshold; the reference's 0.10 when absent. */
+  failedRequestThreshold?: number;
 }

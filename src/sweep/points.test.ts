@@ -45,9 +45,33 @@ describe('planPoints', () => {
       'conc4_mi300x~2',
     ]);
     expect(skipped.map((s) => [s.index, s.reason.split(',')[0]])).toEqual([
-      [2, 'agentic-coding rows need the AgentX trace replay'],
+      [
+        2,
+        'agentic-coding rows need a trace corpus: give infx sweep --traces FILE (infx trace synth writes one)',
+      ],
       [3, 'eval-only rows run accuracy evals'],
     ]);
+  });
+
+  it('plans agentic rows with the corpus the sweep was given: duration, fast mode, the chat endpoint, users', () => {
+    const traces = { name: 'synthetic', files: [{ path: 'c.jsonl', sha256: 'a'.repeat(64) }] };
+    const { points, skipped } = planPoints([agenticRow(8, 4), fixedRow()], {
+      ...options(),
+      agentic: { traces, maxContextTokens: null },
+    });
+    expect(skipped).toEqual([]);
+    const agentic = points.filter((p) => p.bench.kind === 'agentic-coding');
+    expect(agentic.length).toBeGreaterThan(0);
+    for (const p of agentic) {
+      if (p.bench.kind !== 'agentic-coding') continue;
+      expect(p.bench.traces).toEqual(traces);
+      expect(p.bench.endpoint).toBe('chat');
+      expect(p.bench.durationS).toBe((p.row as { duration: number }).duration);
+      expect(p.bench.fast).toBe(p.bench.durationS <= 1200);
+      expect(p.bench.warmup.requestsPerLane).toBe(p.bench.fast ? 1 : 10);
+      expect(p.bench.maxFailureRate).toBe(0.1);
+      expect(p.bucket).toMatch(/agentic$/);
+    }
   });
 
   it('puts the canary first: lowest concurrency over single-node 1k1k then 8k1k points, first on ties', () => {

@@ -10,6 +10,7 @@ import {
 } from '../schema/reference-client.ts';
 import type { PointEngine, PointSpec, SimFault, SkippedRow } from '../schema/run-dir.ts';
 import { pointIdProblem, RUN_DIR_SCHEMA_VERSION, runIdProblem } from '../schema/run-dir.ts';
+import type { TraceCorpus } from '../schema/workload.ts';
 import { rowWorkloadKind } from '../schema/workload.ts';
 
 /**
@@ -32,7 +33,27 @@ export interface PlanPointsOptions {
   bench: BenchDefaults;
   engine: Omit<PointEngine, 'faults'>;
   faults: readonly FaultRule[];
+  /** The trace corpus agentic-coding rows replay; absent or null: those rows are listed as not run. */
+  agentic?: AgenticPlanDefaults | null;
 }
+
+/** What an agentic point takes from the sweep rather than its row: the corpus (`infx sweep --traces`). */
+export interface AgenticPlanDefaults {
+  traces: TraceCorpus;
+  maxContextTokens: number | null;
+}
+
+/** The reference's agentic settings (client-metrics §2.5–2.7): agentx-fast is a run of 1200 s or less. */
+export const AGENTIC_REFERENCE = {
+  fastDurationS: 1200,
+  warmupRequestsPerLane: 10,
+  fastWarmupRequestsPerLane: 1,
+  warmupGraceS: 1800,
+  failedRequestThreshold: 0.1,
+} as const;
+
+export const NO_CORPUS_REASON =
+  'agentic-coding rows need a trace corpus: give infx sweep --traces FILE (infx trace synth writes one)';
 
 function bucketOf(row: MatrixRow): string {
   const side = isMultiNode(row) ? 'multi-node' : 'single-node';
@@ -45,6 +66,39 @@ function unsupported(row: MatrixRow): string | null {
   if (row['eval-only'] === true)
     return 'eval-only rows run accuracy evals, which infx sweep does not run yet';
   return null;
+}
+
+function benchOf(row: MatrixRow, conc: number, opts: PlanPointsOptions): PointSpec['bench'] {
+  const { numPrompts, warmup, randomRangeRatio, endpoint, ...client } = opts.bench;
+  if (isFixed(row))
+    return {
+      kind: 'fixed-seq-len',
+      ...opts.bench,
+      isl: row.isl,
+      osl: row.osl,
+      numPrompts: numPrompts ?? referencePromptCount(conc),
+      warmup: warmup ?? referenceWarmupCount(conc),
+    };
+  const agentic = opts.agentic as AgenticPlanDefaults;
+  const fast = row.duration <= AGENTIC_REFERENCE.fastDurationS;
+  return {
+    kind: 'agentic-coding',
+    traces: agentic.traces,
+    durationS: row.duration,
+    warmup: {
+      startMinRatio: 0.25,
+      startMaxRatio: 0.75,
+      requestsPerLane: fast
+        ? AGENTIC_REFERENCE.fastWarmupRequestsPerLane
+        : AGENTIC_REFERENCE.warmupRequestsPerLane,
+      graceS: AGENTIC_REFERENCE.warmupGraceS,
+    },
+    maxContextTokens: agentic.maxContextTokens,
+    fast,
+    endpoint: 'chat',
+    ...client,
+    maxFailureRate: AGENTIC_REFERENCE.failedRequestThreshold,
+  };
 }
 
 /** Parses `--sim-fault SELECTOR=KIND[:N][@ATTEMPT,...]`, e.g. `conc4=no-start@1`, `#2=crash-after:10`. */
@@ -96,9 +150,9 @@ export function planPoints(
   const runIdBad = runIdProblem(opts.runId);
   if (runIdBad) throw new SweepPlanError(runIdBad);
   rows.forEach((row, index) => {
-    const reason = unsupported(row);
-    if (reason || !isFixed(row)) {
-      skipped.push({ index, expName: row['exp-name'], reason: reason ?? 'no input/output lengths' });
+    const reason = unsupported(row) ?? (isFixed(row) || opts.agentic ? null : NO_CORPUS_REASON);
+    if (reason) {
+      skipped.push({ index, expName: row['exp-name'], reason });
       return;
     }
     const concs = Array.isArray(row.conc) ? row.conc : [row.conc];
@@ -130,14 +184,7 @@ export function planPoints(
           prefill: multi ? workerGpus(row.prefill) : null,
           decode: multi ? workerGpus(row.decode) : null,
         },
-        bench: {
-          kind: 'fixed-seq-len',
-          ...opts.bench,
-          isl: row.isl,
-          osl: row.osl,
-          numPrompts: opts.bench.numPrompts ?? referencePromptCount(conc),
-          warmup: opts.bench.warmup ?? referenceWarmupCount(conc),
-        },
+        bench: benchOf(row, conc, opts),
         engine: { ...opts.engine, faults: [] },
       });
     }

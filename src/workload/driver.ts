@@ -1,3 +1,4 @@
+import type { AgenticFields } from '../schema/agentic-fields.ts';
 import type { RequestRecord } from '../schema/request-record.ts';
 
 /**
@@ -34,6 +35,16 @@ export interface DriverRequest {
    * as soon as a lane is free. A wait for a free lane past this time counts as queue time.
    */
   arrivalOffsetMs: number | null;
+  /**
+   * When the request was due, in monotonic ms (the client's clock), for a driver that releases requests
+   * only once due (the agentic replay): the record's `scheduledMs`, and the send lag counts from it.
+   * Absent: from `arrivalOffsetMs`.
+   */
+  dueAtMs?: number;
+  /** Aborts this request alone (the replay cancels requests past a grace); absent: only the run's end does. */
+  signal?: AbortSignal;
+  /** An AgentX replay request's place in its trace, copied into its record. */
+  agentic?: AgenticFields;
 }
 
 export const WAIT = 'wait';

@@ -1,3 +1,4 @@
+import type { AgenticReplaySpec } from './agentic/replay-session.ts';
 import { type ConversationSpec, createConversationDriver } from './conversation-driver.ts';
 import type { DriverContext, PhaseDriver } from './driver.ts';
 import { createFixedSeqLenDriver, type FixedSeqLenSpec, shareFixedSeqLen } from './fixed-seq-len-driver.ts';
@@ -7,7 +8,7 @@ import { createFixedSeqLenDriver, type FixedSeqLenSpec, shareFixedSeqLen } from 
  * driver from. A new workload adds its spec to the union and a case to each switch.
  */
 
-export type DriverSpec = FixedSeqLenSpec | ConversationSpec;
+export type DriverSpec = FixedSeqLenSpec | ConversationSpec | AgenticReplaySpec;
 
 /** A phase's drivers: warmup (nothing to send: null) and the measured phase. */
 export interface DriverPhases {
@@ -21,6 +22,8 @@ export function createDriver(spec: DriverSpec, ctx: DriverContext): PhaseDriver 
       return createFixedSeqLenDriver(spec, ctx);
     case 'conversations':
       return createConversationDriver(spec, ctx);
+    case 'agentic-replay':
+      return spec.session.driver(ctx.phase, ctx);
   }
 }
 
@@ -31,5 +34,8 @@ export function shareSpec(spec: DriverSpec): DriverSpec {
       return shareFixedSeqLen(spec);
     case 'conversations':
       return spec;
+    case 'agentic-replay':
+      // A tree's calls depend on each other and the live scheduler holds them all: one thread plays them.
+      throw new Error('the agentic replay runs on one client thread (workers 1): its spec cannot be shared');
   }
 }

@@ -2,7 +2,7 @@ import type { AgenticMetrics } from '../../schema/agentic-metrics.ts';
 import type { AgenticRequestRecord } from '../../schema/agentic-record.ts';
 import type { AgenticCodingWorkload } from '../../schema/workload.ts';
 import { engineView, scaledView } from '../clock-view.ts';
-import type { PointInput } from '../point-input.ts';
+import type { AgenticReplayFacts, PointInput } from '../point-input.ts';
 import { theoreticalCacheHitRate, theoreticalPrefixCacheHit } from './cache.ts';
 import { coverageOf, errorGateOf, FAILED_REQUEST_THRESHOLD, healthOf, submissionValidity } from './health.ts';
 import { latencyOf, tokensOfMeasures } from './latency.ts';
@@ -10,25 +10,11 @@ import { accountingOf, isKept, measureOf } from './records.ts';
 import { qpsOf, throughputOf } from './throughput.ts';
 
 /**
- * The agentic block of a point from its request records (client-metrics-spec §4.4, addendum §1). Not yet
- * registered in metrics/aggregate.ts: agentic points stay "not runnable" until the replay writes records.
+ * The agentic block of a point from its request records (client-metrics-spec §4.4, addendum §1); the
+ * point's whole result is point.ts's.
  */
 
-/** What the replay knows about the run that its records do not say. */
-export interface AgenticReplayFacts {
-  /**
-   * The profiling phase on the client's clock (the records' own wall ms): its start, and the end of the
-   * configured duration. Coverage is judged on that clock, whatever clock the figures are on.
-   */
-  profilingStartMs: number;
-  profilingEndMs: number;
-  /** Requests the replay could not dispatch on schedule. */
-  creditDropCount: number;
-  /** The live error gate stopped the run. */
-  runCancelled: boolean;
-  /** The error gate's threshold; the reference's 0.10 when absent. */
-  failedRequestThreshold?: number;
-}
+export type { AgenticReplayFacts };
 
 /**
  * An aggregator's input (metrics/point-input.ts) with agentic records and the replay's facts. It cannot

@@ -1,0 +1,289 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { monotonicMs } from '../client/clock.ts';
+import { assessClient } from '../client/health.ts';
+import { runLoad } from '../client/load.ts';
+import { endpointPath } from '../client/payload.ts';
+import { ProbeError, probeServer } from '../client/probe.ts';
+import { type InferencexAgenticIdentity, toInferencexAgentic } from '../metrics/agentic/inferencex-export.ts';
+import { aggregateAgenticPoint } from '../metrics/agentic/point.ts';
+import { ATTEMPT_FILES } from '../schema/run-dir.ts';
+import type { AgenticCodingWorkload } from '../schema/workload.ts';
+import { compileCorpus } from '../workload/agentic/compile.ts';
+import { droppedNote, loadCorpus } from '../workload/agentic/corpus.ts';
+import { TraceCorpusError } from '../workload/agentic/errors.ts';
+import type { AffinityHeader } from '../workload/agentic/replay-ids.ts';
+import { type AgenticReplaySpec, createReplaySession } from '../workload/agentic/replay-session.ts';
+import { loadTokenizer } from '../workload/tokenizers.ts';
+import { writeFileAtomic, writeLinesAtomic } from './atomic-write.ts';
+import {
+  BenchError,
+  type BenchHooks,
+  BenchInterrupted,
+  type BenchReport,
+  BenchUsageError,
+} from './bench-point.ts';
+
+/**
+ * `infx bench --workload agentic`: one AgentX point, the replay of a trace corpus by `users` concurrent
+ * trajectory trees (client-metrics §2, addendum §1) against any OpenAI-compatible chat server. Reads and
+ * compiles the corpus (cached by content), runs warmup then the profiling phase for the duration, counts
+ * output tokens after the clock stops, aggregates (§4.4) and writes `requests.jsonl`, `result.json` and,
+ * with `--format inferencex`, the reference's agentic aggregate.
+ */
+
+export interface AgenticBenchOptions {
+  baseUrl: string;
+  /** Served model names: the traces' main model maps to the first, the others to the rest (addendum §1.6). */
+  models: readonly string[];
+  traces: readonly string[];
+  /** Drops traces needing a longer context; null: none dropped. */
+  maxContextTokens: number | null;
+  /** Concurrent trajectory trees (the point's concurrency). */
+  users: number;
+  durationS: number;
+  /** agentx-fast: one warmup request per lane (and the caller's shorter duration). */
+  fast: boolean;
+  warmupRequestsPerLane: number;
+  warmupGraceS: number;
+  benchmarkGraceS: number;
+  seed: number;
+  timeoutS: number;
+  gpus: number | null;
+  prefillGpus: number | null;
+  decodeGpus: number | null;
+  tokenizer: string | null;
+  affinityHeaders: readonly AffinityHeader[];
+  out: string;
+  formats: readonly ('infx' | 'inferencex')[];
+  apiKey: string | null;
+  version: string;
+  /** The corpus's name in the result (the public corpus's, or the file's). */
+  corpusName: string;
+  labels: { accelerator: string; framework: string; precision: string; modelPrefix: string };
+  /** The error ratio at which the live gate cancels the run (§2.8). */
+  failedRequestThreshold: number;
+  /**
+   * Tests only (the CLI never sets it): play the replay's clock this many times faster than the wall clock
+   * against a server that runs in real time, so trace seconds pass in wall milliseconds. Figures are then
+   * not about real time at all. Absent: the simulated engine's own time scale, or 1.
+   */
+  replayClockScale?: number;
+}
+
+/** Request slots per user: a tree sends its root and up to this many − 1 subagents at once. */
+export const SLOTS_PER_USER = 8;
+/** The live error gate judges the ratio once this many profiling requests have finished. */
+export const LIVE_GATE_MIN_FINISHED = 10;
+
+export function checkAgenticOptions(o: AgenticBenchOptions): void {
+  const problems: string[] = [];
+  if (!/^https?:\/\//.test(o.baseUrl))
+    problems.push(`--base-url must start with http:// or https:// (got '${o.baseUrl}')`);
+  if (o.traces.length === 0)
+    problems.push(
+      '--workload agentic needs --traces FILE… (a traces.jsonl corpus; infx trace synth writes one)',
+    );
+  if (o.models.length === 0) problems.push('--model names the served model');
+  if (!(o.durationS > 0)) problems.push('--duration must be a positive number of seconds');
+  if (problems.length) throw new BenchUsageError(problems.join('\n'));
+}
+
+async function sha256Of(path: string): Promise<string> {
+  return createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
+}
+
+export async function runAgenticBench(o: AgenticBenchOptions, hooks: BenchHooks): Promise<BenchReport> {
+  checkAgenticOptions(o);
+  const baseUrl = new URL(o.baseUrl);
+  const signal = hooks.signal ?? new AbortController().signal;
+  let probe: Awaited<ReturnType<typeof probeServer>>;
+  try {
+    probe = await probeServer(baseUrl, Math.min(10_000, o.timeoutS * 1000), o.apiKey);
+  } catch (err) {
+    if (err instanceof ProbeError)
+      throw new BenchError(`${err.message}\nIs the server running? Check --base-url.`);
+    throw err;
+  }
+  const served = o.models;
+  for (const m of served)
+    if (probe.models.length > 0 && !probe.models.includes(m))
+      hooks.log(`warning: the server lists models ${probe.models.join(', ')}, not '${m}'`);
+  // The replay's times (think times, idle caps, the duration) are the engine's: a simulated engine faster
+  // than real time has them scaled onto the wall clock.
+  const timeScale = o.replayClockScale ?? (probe.simulator !== null ? (probe.timeScale ?? 1) : 1);
+  if (probe.simulator !== null)
+    hooks.log(
+      `the server is a simulated engine (${probe.simulator}${timeScale !== 1 ? `, ${timeScale}x faster than real time` : ''}): ` +
+        'the replay runs on simulated time; figures are simulated time read off the wall clock',
+    );
+  const tokenizer = await loadTokenizer({
+    path: o.tokenizer ?? undefined,
+    model: probe.simulator === null ? served[0] : undefined,
+    warn: hooks.log,
+  });
+  const corpusOptions = o.maxContextTokens === null ? {} : { maxContext: o.maxContextTokens };
+  const { traces, report } = await loadCorpus(o.traces, corpusOptions).catch((err: unknown) => {
+    throw err instanceof TraceCorpusError ? err : new TraceCorpusError((err as Error).message);
+  });
+  const dropped = droppedNote(report);
+  if (dropped) hooks.log(dropped);
+  if (traces.length === 0)
+    throw new TraceCorpusError(
+      `the corpus ${o.traces.join(', ')} holds no trace to replay${dropped ? ` (${dropped})` : ''}`,
+    );
+  const compiled = await compileCorpus(o.traces, { tokenizer, seed: o.seed, ...corpusOptions });
+  hooks.log(
+    `${traces.length} traces ${compiled.fromCache ? 'read from the compile cache' : 'compiled'}; replaying with ${o.users} users for ${o.durationS} s` +
+      `${timeScale !== 1 ? ' (simulated)' : ''} against ${baseUrl.href}`,
+  );
+  if (signal.aborted) throw new BenchInterrupted('interrupted before the run started; nothing was sent');
+
+  const runId = createHash('sha256').update(`${o.out}\0${Date.now()}\0${o.seed}`).digest('hex').slice(0, 16);
+  const session = createReplaySession({
+    traces,
+    compiled,
+    served,
+    tokenizer,
+    runId,
+    replay: {
+      lanes: o.users,
+      seed: o.seed,
+      durationS: o.durationS,
+      benchmarkGraceS: o.benchmarkGraceS,
+      warmupRequestsPerLane: o.warmupRequestsPerLane,
+      warmupGraceS: o.warmupGraceS,
+      affinityHeaders: o.affinityHeaders,
+    },
+    timeScale,
+    now: monotonicMs,
+    ignoreEos: true,
+    failedRequestThreshold: o.failedRequestThreshold,
+    liveGateMinFinished: LIVE_GATE_MIN_FINISHED,
+  });
+  const spec: AgenticReplaySpec = { kind: 'agentic-replay', total: null, independent: false, session };
+  const load = await runLoad({
+    transport: {
+      baseUrl,
+      endpoint: 'chat',
+      path: endpointPath('chat'),
+      timeoutMs: o.timeoutS * 1000,
+      apiKey: o.apiKey,
+    },
+    phases: { warmup: spec, benchmark: spec },
+    concurrency: o.users * SLOTS_PER_USER,
+    workers: 1,
+    lockstep: false,
+    signal,
+    onProgress: hooks.onLoadProgress,
+  });
+  if (session.scheduler.aborted !== null) hooks.log(`error: ${session.scheduler.aborted}`);
+  load.records.forEach((r, i) => {
+    if (r.ok || r.outputTokens.server === null)
+      r.outputTokens.client = tokenizer.encode(load.texts[i] ?? '').length;
+  });
+  const window = session.profilingWindow();
+  const traceFiles = await Promise.all(
+    o.traces.map(async (path) => ({ path, sha256: await sha256Of(path) })),
+  );
+  const workload: AgenticCodingWorkload = {
+    kind: 'agentic-coding',
+    traces: { name: o.corpusName, files: traceFiles },
+    durationS: o.durationS,
+    warmup: {
+      startMinRatio: 0.25,
+      startMaxRatio: 0.75,
+      requestsPerLane: o.warmupRequestsPerLane,
+      graceS: o.warmupGraceS,
+    },
+    maxContextTokens: o.maxContextTokens,
+    fast: o.fast,
+    tokenizer: { kind: tokenizer.kind, name: tokenizer.name, path: tokenizer.path },
+  };
+  const result = aggregateAgenticPoint({
+    records: load.records,
+    tool: { name: 'infx', version: o.version },
+    createdAt: new Date().toISOString(),
+    seed: o.seed,
+    target: { baseUrl: baseUrl.href, model: served[0] as string, endpoint: 'chat' },
+    engine: {
+      kind: probe.simulator !== null ? 'simulated' : 'real',
+      simulator: probe.simulator,
+      timeScale: probe.timeScale,
+      lockstep: false,
+      lag: null,
+    },
+    clock: 'wall',
+    workload,
+    load: { concurrency: o.users, requestRate: 'inf', burstiness: 1 },
+    gpus: {
+      total: o.gpus ?? sumOrNull(o.prefillGpus, o.decodeGpus),
+      prefill: o.prefillGpus,
+      decode: o.decodeGpus,
+    },
+    clockOriginUnixMs: load.clockOriginUnixMs,
+    maxFailureRate: o.failedRequestThreshold,
+    client: assessClient(load.threads, load.sendLagsMs, load.cpuPercent, false),
+    replay: {
+      profilingStartMs: (window?.startMs ?? load.clockOriginMs) - load.clockOriginMs,
+      profilingEndMs: (window?.endMs ?? load.clockOriginMs) - load.clockOriginMs,
+      creditDropCount: session.creditDrops,
+      runCancelled: session.cancelled !== null,
+      failedRequestThreshold: o.failedRequestThreshold,
+    },
+  });
+  if (session.cancelled !== null) hooks.log(`error: ${session.cancelled}`);
+
+  await mkdir(o.out, { recursive: true });
+  const files: string[] = [];
+  const requestsPath = join(o.out, ATTEMPT_FILES.requests);
+  await writeLinesAtomic(
+    requestsPath,
+    load.records.map((r) => JSON.stringify(r)),
+  );
+  files.push(requestsPath);
+  if (o.formats.includes('inferencex') && result.agentic) {
+    const path = join(o.out, ATTEMPT_FILES.inferencex);
+    const aggregate = toInferencexAgentic(result.agentic, inferencexIdentity(o), null);
+    await writeFileAtomic(path, `${JSON.stringify(aggregate, null, 2)}\n`);
+    files.push(path);
+  }
+  const resultPath = join(o.out, ATTEMPT_FILES.result);
+  await writeFileAtomic(resultPath, `${JSON.stringify(result, null, 2)}\n`);
+  files.push(resultPath);
+  return { result, outDir: o.out, files };
+}
+
+/** The reference's identity fields of a point `infx bench` ran against a server it did not launch. */
+function inferencexIdentity(o: AgenticBenchOptions): InferencexAgenticIdentity {
+  const gpus = o.gpus ?? sumOrNull(o.prefillGpus, o.decodeGpus) ?? 1;
+  return {
+    hw: o.labels.accelerator,
+    conc: o.users,
+    image: '',
+    recipe_fingerprint: '',
+    model: o.models[0] as string,
+    infmax_model_prefix: o.labels.modelPrefix,
+    framework: o.labels.framework,
+    precision: o.labels.precision,
+    spec_decoding: 'none',
+    disagg: false,
+    is_multinode: false,
+    tp: gpus,
+    ep: 1,
+    dp_attention: 'false',
+    kv_offloading: 'none',
+    kv_offload_backend: null,
+    allocated_cpu_dram_gb: null,
+    pp: 1,
+    dcp_size: 1,
+    pcp_size: 1,
+  };
+}
+
+function sumOrNull(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : a + b;
+}
