@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { monotonicMs } from '../client/clock.ts';
+import { type ClockReading, lagBetween, readEngineClock } from '../client/engine-clock.ts';
 import { assessClient } from '../client/health.ts';
 import { runLoad } from '../client/load.ts';
+import { scrapeMetrics } from '../client/metrics-scrape.ts';
 import { endpointPath } from '../client/payload.ts';
 import { ProbeError, probeServer } from '../client/probe.ts';
 import { type InferencexAgenticIdentity, toInferencexAgentic } from '../metrics/agentic/inferencex-export.ts';
@@ -164,6 +166,9 @@ export async function runAgenticBench(o: AgenticBenchOptions, hooks: BenchHooks)
     failedRequestThreshold: o.failedRequestThreshold,
     liveGateMinFinished: LIVE_GATE_MIN_FINISHED,
   });
+  let clockBefore: ClockReading | null = null;
+  let clockAfter: ClockReading | null = null;
+  const scrapes: { before: string | null; after: string | null } = { before: null, after: null };
   const spec: AgenticReplaySpec = { kind: 'agentic-replay', total: null, independent: false, session };
   const load = await runLoad({
     transport: {
@@ -179,6 +184,17 @@ export async function runAgenticBench(o: AgenticBenchOptions, hooks: BenchHooks)
     lockstep: false,
     signal,
     onProgress: hooks.onLoadProgress,
+    aroundMeasurement: {
+      // A simulated engine's own account of how far it fell behind its schedule (the engine gate).
+      before: async () => {
+        clockBefore = probe.simulator === null ? null : await readEngineClock(baseUrl);
+        scrapes.before = await scrapeMetrics(baseUrl, o.apiKey);
+      },
+      after: async () => {
+        clockAfter = probe.simulator === null ? null : await readEngineClock(baseUrl);
+        scrapes.after = await scrapeMetrics(baseUrl, o.apiKey);
+      },
+    },
   });
   if (session.scheduler.aborted !== null) hooks.log(`error: ${session.scheduler.aborted}`);
   load.records.forEach((r, i) => {
@@ -214,7 +230,7 @@ export async function runAgenticBench(o: AgenticBenchOptions, hooks: BenchHooks)
       simulator: probe.simulator,
       timeScale: probe.timeScale,
       lockstep: false,
-      lag: null,
+      lag: lagBetween(clockBefore, clockAfter),
     },
     clock: 'wall',
     workload,

@@ -15,8 +15,8 @@ import { renderSim } from '../engines/sim.ts';
 import type { EngineLaunch } from '../schema/engine-launch.ts';
 import type { PointAttempt, PointPhase, PointSpec, PointStatus } from '../schema/run-dir.ts';
 import { RUN_DIR_SCHEMA_VERSION } from '../schema/run-dir.ts';
-import { assertFixedSeqLen } from '../schema/workload.ts';
-import { BenchError, BenchInterrupted, runBench } from './bench-point.ts';
+import { BenchError, BenchInterrupted } from './bench-point.ts';
+import { benchPoint } from './point-bench.ts';
 import { invalidReason, judge, type PointFailure } from './point-verdict.ts';
 import { ATTEMPT_FILES, writeJson } from './run-dir.ts';
 import { resolveSimScale } from './sim-scale.ts';
@@ -143,37 +143,12 @@ export async function runPointAttempt(spec: PointSpec, opts: AttemptOptions): Pr
       bench.abort();
     });
     try {
-      assertFixedSeqLen(spec.bench);
-      const report = await runBench(
-        {
-          baseUrl: launch.baseUrl,
-          model: launch.servedModel,
-          endpoint: spec.bench.endpoint,
-          isl: spec.bench.isl,
-          osl: spec.bench.osl,
-          randomRangeRatio: spec.bench.randomRangeRatio,
-          concurrency: spec.conc,
-          numPrompts: spec.bench.numPrompts,
-          warmup: spec.bench.warmup,
-          requestRate: 'inf',
-          burstiness: 1,
-          ignoreEos: true,
-          tokenizer: spec.bench.tokenizer,
-          chatTemplate: false,
-          gpus: spec.gpus.total,
-          prefillGpus: spec.gpus.prefill,
-          decodeGpus: spec.gpus.decode,
-          seed: spec.bench.seed,
-          timeoutS: spec.bench.requestTimeoutS,
-          maxFailureRate: spec.bench.maxFailureRate,
-          workers: 'auto',
-          out: o.outDir,
-          formats: ['infx'],
-          apiKey: process.env.OPENAI_API_KEY ?? null,
-          version: o.version,
-        },
-        { log, signal: bench.signal },
-      );
+      const report = await benchPoint(spec, launch, {
+        outDir: o.outDir,
+        version: o.version,
+        log,
+        signal: bench.signal,
+      });
       phase = 'benchmark';
       valid = report.result.valid;
       failure = judge(report.result, engineDied);

@@ -1,5 +1,4 @@
 import type { PointSpec } from '../schema/run-dir.ts';
-import { assertFixedSeqLen } from '../schema/workload.ts';
 import {
   chooseTimeScale,
   hostSlowdown,
@@ -27,16 +26,28 @@ function hostFactor(): number {
   return slowdown;
 }
 
+/**
+ * The load the scale is sized for. An agentic point has no fixed lengths: it is sized for a 64k-token
+ * context and two sequences per user (a root turn and a subagent), a heavy step of a coding session; the
+ * engine's lag check still marks the point invalid if the host could not keep up.
+ */
+const AGENTIC_SIZING = { isl: 65_536, osl: 512, seqsPerUser: 2 };
+
+function loadOf(spec: Pick<PointSpec, 'conc' | 'bench'>): { isl: number; osl: number; concurrency: number } {
+  const b = spec.bench;
+  if (b.kind === 'fixed-seq-len') return { isl: b.isl, osl: b.osl, concurrency: spec.conc };
+  return {
+    isl: AGENTIC_SIZING.isl,
+    osl: AGENTIC_SIZING.osl,
+    concurrency: spec.conc * AGENTIC_SIZING.seqsPerUser,
+  };
+}
+
 export function resolveSimScale(spec: Pick<PointSpec, 'row' | 'conc' | 'bench' | 'engine'>): ResolvedScale {
   const given = spec.engine.simTimeScale;
   let choice: ScaleChoice;
   try {
-    assertFixedSeqLen(spec.bench);
-    choice = chooseTimeScale(
-      setupFromRow(spec.row),
-      { isl: spec.bench.isl, osl: spec.bench.osl, concurrency: spec.conc },
-      hostFactor(),
-    );
+    choice = chooseTimeScale(setupFromRow(spec.row), loadOf(spec), hostFactor());
   } catch (err) {
     // The engine itself will say what is wrong with the row when it starts.
     const scale = typeof given === 'number' ? given : 1;
