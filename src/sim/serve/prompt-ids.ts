@@ -11,7 +11,7 @@ import { promptText } from '../openai-wire.ts';
  */
 
 /** Tokens the memo keeps (4 bytes each): past it, the oldest entries go. */
-export const PROMPT_MEMO_TOKENS = 32_000_000;
+export const PROMPT_MEMO_TOKENS = 16_000_000;
 
 export class PromptIds {
   private readonly memo = new Map<string, Uint32Array>();
