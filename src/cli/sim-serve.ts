@@ -28,6 +28,8 @@ interface ServeFlags {
   maxNumSeqs?: number;
   maxNumBatchedTokens?: number;
   prefixCaching?: boolean;
+  kvOffloadDramGb?: number;
+  hostKvGbps?: number;
   specDecoding?: 'mtp' | 'draft_model';
   draftTokens?: number;
   acceptanceLength?: number;
@@ -57,6 +59,8 @@ function overridesOf(f: ServeFlags): Partial<SimSetup> {
     ...(f.maxNumSeqs ? { maxNumSeqs: f.maxNumSeqs } : {}),
     ...(f.maxNumBatchedTokens ? { maxNumBatchedTokens: f.maxNumBatchedTokens } : {}),
     ...(f.prefixCaching ? { prefixCaching: true } : {}),
+    ...(f.kvOffloadDramGb ? { kvOffloadDramGb: f.kvOffloadDramGb } : {}),
+    ...(f.hostKvGbps ? { hostKvGbps: f.hostKvGbps } : {}),
     ...(f.specDecoding !== undefined
       ? {
           spec: {
@@ -94,6 +98,16 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
     .option('--max-num-seqs <n>', 'most requests in the running batch (default 256)', positiveInt)
     .option('--max-num-batched-tokens <n>', 'most tokens per engine step (default 8192)', positiveInt)
     .option('--prefix-caching', 'reuse KV blocks of shared prompt prefixes')
+    .option(
+      '--kv-offload-dram-gb <gb>',
+      'host DRAM (GB) for a KV tier under the prefix cache, as kv-offloading: dram (needs --prefix-caching)',
+      positive,
+    )
+    .option(
+      '--host-kv-gbps <gbps>',
+      'host-link bandwidth per GPU for KV copies (default 50, PCIe Gen5)',
+      positive,
+    )
     .addOption(new Option('--spec-decoding <method>', 'speculative decoding').choices(['mtp', 'draft_model']))
     .option('--draft-tokens <k>', 'tokens drafted per step (default 3)', positiveInt)
     .option(

@@ -3,6 +3,7 @@ import { GIB, type MemoryPlan, memoryPlan, type Parallelism } from '../../catalo
 import type { AcceleratorSpec, ModelSpec, Precision } from '../../schema/catalog.ts';
 import { InfxError } from '../../schema/errors.ts';
 import { type EngineHooks, type EngineOptions, SimEngine } from './engine.ts';
+import { DEFAULT_HOST_KV_GBPS, type HostKvOptions } from './host-tier.ts';
 import { BLOCK_SIZE } from './kv-cache.ts';
 import { PerfModel } from './perf-model.ts';
 import { type SpecDecodingConfig, validateSpec } from './spec-decode.ts';
@@ -34,6 +35,13 @@ export interface SimSetup {
   chunkedPrefill?: boolean;
   /** Default false. */
   prefixCaching?: boolean;
+  /**
+   * Host DRAM for KV offloading (a matrix row's `total-cpu-dram-gb` with `kv-offloading: dram`), GB
+   * (decimal) for the whole engine; 0 or absent: no host tier. Needs prefix caching.
+   */
+  kvOffloadDramGb?: number;
+  /** Host-link bandwidth per GPU for KV copies, GB/s; default DEFAULT_HOST_KV_GBPS (PCIe Gen5). */
+  hostKvGbps?: number;
   spec?: SpecDecodingConfig | null;
   /** Seeds the acceptance-length draws; default 0. */
   seed?: number;
@@ -122,6 +130,7 @@ export function resolveSim(setup: SimSetup): ResolvedSim {
     par,
     spec: setup.spec ?? null,
   });
+  const hostKv = hostKvOf(setup, plan, perf.gpus);
   const engineOptions: EngineOptions = {
     timer: perf,
     kvBlocks,
@@ -129,6 +138,7 @@ export function resolveSim(setup: SimSetup): ResolvedSim {
     maxNumBatchedTokens: positiveInt('max-num-batched-tokens', setup.maxNumBatchedTokens, 8192),
     chunkedPrefill: setup.chunkedPrefill ?? true,
     prefixCaching: setup.prefixCaching ?? false,
+    hostKv,
     spec: setup.spec ?? null,
     seed: setup.seed ?? 0,
   };
@@ -144,6 +154,32 @@ export function resolveSim(setup: SimSetup): ResolvedSim {
     perf,
     engineOptions,
   };
+}
+
+/**
+ * The host tier of a setup: every rank keeps its shard of a block in its share of the DRAM and copies it
+ * over its own host link, so capacity and copy time follow the per-rank KV bytes.
+ */
+function hostKvOf(setup: SimSetup, plan: MemoryPlan, gpus: number): HostKvOptions | null {
+  const gb = setup.kvOffloadDramGb ?? 0;
+  if (!(Number.isFinite(gb) && gb >= 0)) {
+    throw new SimSetupError(`the KV offload DRAM budget must be a number of GB >= 0, got ${gb}`);
+  }
+  if (gb === 0) return null;
+  if (!setup.prefixCaching) {
+    throw new SimSetupError('KV offloading to DRAM needs prefix caching (turn on --prefix-caching)');
+  }
+  const gbps = setup.hostKvGbps ?? DEFAULT_HOST_KV_GBPS;
+  if (!(Number.isFinite(gbps) && gbps > 0)) {
+    throw new SimSetupError(`the host KV bandwidth must be a number of GB/s > 0, got ${gbps}`);
+  }
+  const perRank = plan.kvBytesPerTokenPerRank;
+  if (!(perRank > 0)) throw new SimSetupError('KV offloading to DRAM: this model keeps no per-token KV');
+  const blocks = Math.floor((gb * 1e9) / gpus / (perRank * BLOCK_SIZE));
+  if (blocks < 1) {
+    throw new SimSetupError(`${gb} GB of DRAM holds no KV block of ${perRank * BLOCK_SIZE} bytes per rank`);
+  }
+  return { blocks, loadMsPerToken: (perRank / (gbps * 1e9)) * 1000, bytesPerToken: perRank * gpus };
 }
 
 /** Resolves the setup and builds an engine on it (what `infx sim serve` calls). */

@@ -140,6 +140,7 @@ export class DisaggCluster implements Paced {
       prefixCacheHitRate: queries > 0 ? hits / queries : 0,
       prefixCacheQueries: queries,
       prefixCacheHits: hits,
+      hostKv: sumHostKv(all),
       preemptionsTotal: sum(all, (g) => g.preemptionsTotal),
       promptTokensTotal: sum(pre, (g) => g.promptTokensTotal),
       // Prefill workers generate exactly the first tokens, decode workers the rest.
@@ -265,4 +266,13 @@ function leastLoaded(engines: readonly SimEngine[]): SimEngine {
     }
   }
   return best;
+}
+
+/** The workers' host tiers summed (null when none has one). */
+function sumHostKv(gs: readonly EngineGauges[]): EngineGauges['hostKv'] {
+  const hs = gs.flatMap((g) => (g.hostKv ? [g.hostKv] : []));
+  if (hs.length === 0) return null;
+  const out = { ...hs[0]! };
+  for (const h of hs.slice(1)) for (const k of Object.keys(out) as (keyof typeof out)[]) out[k] += h[k];
+  return out;
 }

@@ -1,3 +1,4 @@
+import { HostTier } from './host-tier.ts';
 import { BLOCK_SIZE, BlockPool } from './kv-cache.ts';
 import { type Paced, Pacer, type PacerOptions } from './pacer.ts';
 import type { BatchEntry } from './perf-model.ts';
@@ -45,6 +46,9 @@ export class SimEngine implements Paced {
   readonly maxNumSeqs: number;
   readonly maxNumBatchedTokens: number;
   private readonly pool: BlockPool;
+  private readonly host: HostTier | null;
+  /** Host → GPU copy time of the requests admitted in the step being scheduled. */
+  private loadMs = 0;
   private readonly sampler: AcceptanceSampler | null;
   private readonly draftTokens: number;
   private readonly waiting: Seq[] = [];
@@ -62,13 +66,18 @@ export class SimEngine implements Paced {
     steps: 0,
     queries: 0,
     hits: 0,
+    hostQueries: 0,
+    hostHits: 0,
   };
 
   constructor(
     private readonly opts: EngineOptions,
     public hooks: EngineHooks = {},
   ) {
-    this.pool = new BlockPool(opts.kvBlocks);
+    if (opts.hostKv && !opts.prefixCaching) throw new RangeError('the host KV tier needs prefix caching');
+    this.host = opts.hostKv ? new HostTier(opts.hostKv) : null;
+    const host = this.host;
+    this.pool = new BlockPool(opts.kvBlocks, host ? (hash) => host.store(hash) : undefined);
     this.maxNumSeqs = opts.maxNumSeqs ?? 256;
     this.maxNumBatchedTokens = opts.maxNumBatchedTokens ?? 8192;
     if (opts.spec) validateSpec(opts.spec);
@@ -204,6 +213,7 @@ export class SimEngine implements Paced {
     if (this.pending) throw new Error('beginStep() called twice without commitStep()');
     if (!this.hasWork()) return null;
     let budget = this.maxNumBatchedTokens;
+    this.loadMs = 0;
     const batch: Seq[] = [];
     let preempted = 0;
     for (let i = 0; i < this.running.length && budget > 0; ) {
@@ -259,7 +269,8 @@ export class SimEngine implements Paced {
       else prefill += s.scheduled;
       if (s.drafting) drafting++;
     }
-    const durationMs = this.opts.timer.stepTimeMs(entries, drafting);
+    const kvLoadMs = this.loadMs;
+    const durationMs = this.opts.timer.stepTimeMs(entries, drafting) + kvLoadMs;
     const info = {
       startMs: this.now,
       durationMs,
@@ -268,6 +279,7 @@ export class SimEngine implements Paced {
       prefillTokens: prefill,
       decodeTokens: decode,
       preempted,
+      kvLoadMs,
     };
     this.pending = { info, batch };
     return info;
@@ -327,6 +339,7 @@ export class SimEngine implements Paced {
       prefixCacheHitRate: s.queries > 0 ? s.hits / s.queries : 0,
       prefixCacheQueries: s.queries,
       prefixCacheHits: s.hits,
+      hostKv: this.hostGauges(),
       preemptionsTotal: s.preemptions,
       promptTokensTotal: s.prompt,
       generationTokensTotal: s.generation,
@@ -343,7 +356,9 @@ export class SimEngine implements Paced {
     // At least one token must be computed to produce logits, as vLLM.
     const maxHit = Math.min(promptBlocks, Math.floor((seq.length - 1) / BLOCK_SIZE));
     const hit = hashes ? this.pool.lookup(hashes, maxHit) : 0;
-    const cached = hit * BLOCK_SIZE;
+    // Past the GPU hit, the host tier may hold the next blocks: copied back, not recomputed.
+    const hostHit = this.host && hashes ? this.host.lookup(hashes, hit, maxHit - hit) : 0;
+    const cached = (hit + hostHit) * BLOCK_SIZE;
     const need = seq.length - cached;
     const n = Math.min(need, budget);
     if (n < need && this.opts.chunkedPrefill === false) return 0;
@@ -351,15 +366,37 @@ export class SimEngine implements Paced {
     const usable = this.pool.numFree() - (hit > 0 ? this.pool.freeCachedAmong(hashes!, hit) : 0);
     if (fresh > usable) return 0;
     seq.blocks = hit > 0 ? this.pool.acquireCached(hashes!, hit) : [];
+    // Loaded before allocating: the allocation's evictions then push out other host blocks, not these.
+    if (hostHit > 0) this.loadMs += this.host!.load(hashes!, hit, hostHit, BLOCK_SIZE);
     seq.blocks.push(...this.pool.allocate(fresh)!);
+    for (let j = hit; j < hit + hostHit; j++) this.pool.register(seq.blocks[j]!, hashes![j]!);
     seq.computed = cached;
-    seq.registered = hit;
+    seq.registered = hit + hostHit;
     if (seq.cachedTokens < 0) seq.cachedTokens = cached;
     if (this.opts.prefixCaching) {
       this.stats.queries += seq.req.promptTokens;
-      this.stats.hits += Math.min(cached, seq.req.promptTokens);
+      this.stats.hits += hit * BLOCK_SIZE;
+      if (this.host) {
+        this.stats.hostQueries += seq.req.promptTokens;
+        this.stats.hostHits += hostHit * BLOCK_SIZE;
+      }
     }
     return n;
+  }
+
+  private hostGauges(): EngineGauges['hostKv'] {
+    const h = this.host;
+    if (!h) return null;
+    const perBlock = h.opts.bytesPerToken * BLOCK_SIZE;
+    return {
+      capacityTokens: h.opts.blocks * BLOCK_SIZE,
+      usedTokens: h.usedBlocks * BLOCK_SIZE,
+      queries: this.stats.hostQueries,
+      hits: this.stats.hostHits,
+      bytesGpuToCpu: h.stats.storedBlocks * perBlock,
+      bytesCpuToGpu: h.stats.loadedBlocks * perBlock,
+      secondsCpuToGpu: h.stats.loadMs / 1000,
+    };
   }
 
   /** Admission with the prompt's KV already in place: blocks for all of it, one token left to compute. */

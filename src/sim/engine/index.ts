@@ -28,6 +28,7 @@ export {
   type StepInfo,
   type StepTimer,
 } from './engine.ts';
+export { DEFAULT_HOST_KV_GBPS, type HostKvOptions, HostTier } from './host-tier.ts';
 export { BLOCK_SIZE } from './kv-cache.ts';
 export {
   LATE_TOLERANCE_MS,

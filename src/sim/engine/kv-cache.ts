@@ -19,7 +19,11 @@ export class BlockPool {
   private readonly free: number[] = [];
   private untouched = 0;
 
-  constructor(readonly numBlocks: number) {
+  /** onEvict: a cached block's hash as its block is reused (the host KV tier takes it). */
+  constructor(
+    readonly numBlocks: number,
+    private readonly onEvict?: (hash: string) => void,
+  ) {
     if (!Number.isInteger(numBlocks) || numBlocks < 1) {
       throw new RangeError(`KV cache needs at least one block, got ${numBlocks}`);
     }
@@ -74,8 +78,10 @@ export class BlockPool {
       if (b === undefined) {
         b = this.evictable.keys().next().value as number;
         this.evictable.delete(b);
-        this.cache.delete(this.hashOf.get(b)!);
+        const hash = this.hashOf.get(b)!;
+        this.cache.delete(hash);
         this.hashOf.delete(b);
+        this.onEvict?.(hash);
       }
       this.refs[b] = 1;
       out.push(b);

@@ -161,6 +161,7 @@ export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row'): S
     throw new RowsError(`${where}: unknown spec-decoding '${method}'`);
   }
   const engine = (p: Row, name: string): SimSetup => ({
+    ...agenticCache(r, where),
     model: rowModel(r),
     hardware: str(p, 'hardware') || str(r, 'runner'),
     precision: precision as Precision,
@@ -178,6 +179,25 @@ export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row'): S
     prefill: { workers: workers(r.prefill), setup: engine(r.prefill, `${where} prefill`) },
     decode: { workers: workers(r.decode), setup: engine(r.decode, `${where} decode`) },
   };
+}
+
+/**
+ * An agentic row's cache setup: prefix caching on (vLLM V1's default, and what a replay of growing
+ * conversations exercises), and with `kv-offloading: dram` a host tier of `total-cpu-dram-gb` per engine
+ * (the generator sizes it for one engine's GPUs, src/matrix/dram.ts).
+ */
+function agenticCache(r: Row, where: string): Pick<SimSetup, 'prefixCaching' | 'kvOffloadDramGb'> {
+  if (r['scenario-type'] !== 'agentic-coding') return {};
+  const mode = r['kv-offloading'] ?? 'none';
+  if (mode === 'none') return { prefixCaching: true };
+  if (mode !== 'dram') throw new RowsError(`${where}: unknown kv-offloading '${String(mode)}'`);
+  const gb = r['total-cpu-dram-gb'];
+  if (typeof gb !== 'number' || !Number.isInteger(gb) || gb < 1) {
+    throw new RowsError(
+      `${where}: kv-offloading 'dram' needs 'total-cpu-dram-gb' >= 1, got ${JSON.stringify(gb)}`,
+    );
+  }
+  return { prefixCaching: true, kvOffloadDramGb: gb };
 }
 
 function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): PointOutcome {

@@ -1,3 +1,4 @@
+import type { HostKvOptions } from './host-tier.ts';
 import type { BatchEntry } from './perf-model.ts';
 import type { SpecDecodingConfig } from './spec-decode.ts';
 
@@ -52,8 +53,24 @@ export interface EngineOptions {
   maxNumBatchedTokens?: number;
   chunkedPrefill?: boolean;
   prefixCaching?: boolean;
+  /** A host-memory KV tier under the prefix cache (`kv-offloading: dram`); needs prefixCaching. */
+  hostKv?: HostKvOptions | null;
   spec?: SpecDecodingConfig | null;
   seed?: number;
+}
+
+/** The host-memory KV tier's counters (tokens and bytes since start). */
+export interface HostKvGauges {
+  capacityTokens: number;
+  usedTokens: number;
+  /** Prompt tokens looked up in the tier (every prompt, as vLLM's connector queries). */
+  queries: number;
+  /** Prompt tokens copied back from the tier instead of recomputed. */
+  hits: number;
+  bytesGpuToCpu: number;
+  bytesCpuToGpu: number;
+  /** Simulated seconds spent copying host → GPU. */
+  secondsCpuToGpu: number;
 }
 
 export interface EngineGauges {
@@ -68,6 +85,8 @@ export interface EngineGauges {
   prefixCacheHitRate: number;
   prefixCacheQueries: number;
   prefixCacheHits: number;
+  /** Null without a host tier. */
+  hostKv: HostKvGauges | null;
   preemptionsTotal: number;
   promptTokensTotal: number;
   generationTokensTotal: number;
@@ -83,6 +102,8 @@ export interface StepInfo {
   prefillTokens: number;
   decodeTokens: number;
   preempted: number;
+  /** Of durationMs, the host → GPU KV copies of the requests admitted in this step. */
+  kvLoadMs: number;
 }
 
 export class SimRequestError extends Error {

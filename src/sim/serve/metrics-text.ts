@@ -41,10 +41,16 @@ export function prometheusText(
   kvCacheTokens: number,
   clock: ClockStats,
 ): string {
-  const label = `{model_name="${modelName.replace(/["\\\n]/g, '_')}"}`;
+  const model = `model_name="${modelName.replace(/["\\\n]/g, '_')}"`;
+  const label = `{${model}}`;
   const lines: string[] = [];
   const metric = (name: string, type: 'gauge' | 'counter', help: string, value: number) => {
     lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name}${label} ${value}`);
+  };
+  /** One family with a series per value of `key` (vLLM's by-source and by-direction counters). */
+  const family = (name: string, help: string, key: string, values: Record<string, number>) => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`);
+    for (const [k, v] of Object.entries(values)) lines.push(`${name}{${model},${key}="${k}"} ${v}`);
   };
   metric('vllm:num_requests_running', 'gauge', 'Requests in the running batch.', g.running);
   metric('vllm:num_requests_waiting', 'gauge', 'Requests waiting to be scheduled.', g.waiting);
@@ -67,6 +73,52 @@ export function prometheusText(
     'Prefix-cache hits / queries since start (0-1).',
     g.prefixCacheHitRate,
   );
+  const host = g.hostKv;
+  family(
+    'vllm:prompt_tokens_by_source_total',
+    'Prompt tokens by where their KV came from (admissions after a preemption count again).',
+    'source',
+    {
+      local_compute: g.prefixCacheQueries - g.prefixCacheHits - (host?.hits ?? 0),
+      local_cache_hit: g.prefixCacheHits,
+      external_kv_transfer: host?.hits ?? 0,
+    },
+  );
+  // As vLLM, the external (KV connector) counters exist only when a connector (here: the DRAM tier) does.
+  if (host) {
+    metric(
+      'vllm:external_prefix_cache_queries_total',
+      'counter',
+      'Prompt tokens looked up in the host-memory KV tier.',
+      host.queries,
+    );
+    metric(
+      'vllm:external_prefix_cache_hits_total',
+      'counter',
+      'Prompt tokens copied back from the host-memory KV tier.',
+      host.hits,
+    );
+    family('vllm:kv_offload_total_bytes_total', 'KV bytes moved by offloading.', 'transfer_type', {
+      GPU_to_CPU: host.bytesGpuToCpu,
+      CPU_to_GPU: host.bytesCpuToGpu,
+    });
+    // The GPU → host copy is taken as overlapped with compute (host-tier.ts): only the reload has a time.
+    family('vllm:kv_offload_total_time_total', 'Seconds spent copying KV (simulated).', 'transfer_type', {
+      CPU_to_GPU: host.secondsCpuToGpu,
+    });
+    metric(
+      'infx_sim_host_kv_cache_tokens',
+      'gauge',
+      'Host-memory KV tier capacity in tokens.',
+      host.capacityTokens,
+    );
+    metric(
+      'infx_sim_host_kv_cache_used_tokens',
+      'gauge',
+      'Tokens held in the host-memory KV tier.',
+      host.usedTokens,
+    );
+  }
   metric(
     'vllm:num_preemptions_total',
     'counter',

@@ -21,7 +21,6 @@ import {
   type EngineStamp,
   errorBody,
   Payloads,
-  promptText,
   readGenerationRequest,
   stampEvent,
   usageOf,
@@ -31,6 +30,7 @@ import { backendOf, isDisagg } from './backend.ts';
 import { LockstepTracker } from './lockstep.ts';
 import { clockStats, prometheusText } from './metrics-text.ts';
 import { prefixBlockHashes } from './prefix-hash.ts';
+import { PromptIds } from './prompt-ids.ts';
 
 /**
  * `infx sim serve`: the simulated engine behind an OpenAI-compatible HTTP API. Requests go into the
@@ -108,6 +108,7 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
     },
   });
   const resolved = engine.resolved;
+  const promptIds = opts.tokenize ? new PromptIds(opts.tokenize) : null;
   const served = opts.servedModelName ?? resolved.model.id;
   const maxModelLen = opts.maxModelLen ?? resolved.model.maxContext;
   const headers = { [TIME_SCALE_HEADER]: String(opts.timeScale), [SIMULATOR_HEADER]: SIMULATOR_VERSION };
@@ -182,8 +183,7 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
       json(res, 404, errorBody(`The model \`${body.model}\` does not exist.`, 'NotFoundError', 404, 'model'));
       return false;
     }
-    const text = promptText(endpoint, body);
-    const ids = opts.tokenize?.(text);
+    const ids = promptIds?.of(endpoint, body);
     const promptTokens = Math.max(1, ids ? ids.length : req.promptTokens);
     const maxTokens = Math.max(1, req.maxTokens ?? DEFAULT_MAX_TOKENS);
     if (promptTokens + maxTokens > maxModelLen) {
