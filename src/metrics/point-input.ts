@@ -1,3 +1,4 @@
+import type { InferencexAgenticServerMetricsBlock } from '../schema/agentic-metrics.ts';
 import type { PointResult } from '../schema/point-result.ts';
 import type { RequestRecord } from '../schema/request-record.ts';
 import type { Workload } from '../schema/workload.ts';
@@ -49,4 +50,6 @@ export interface AgenticReplayFacts {
   runCancelled: boolean;
   /** The error gate's threshold; the reference's 0.10 when absent. */
   failedRequestThreshold?: number;
+  /** The server's cache metrics over the profiling phase (metrics/agentic/server-metrics.ts); null: none read. */
+  server?: InferencexAgenticServerMetricsBlock | null;
 }

@@ -142,6 +142,57 @@ export const SUBMISSION_INVALID_REASONS = [
 export const SubmissionInvalidReasonSchema = z.enum(SUBMISSION_INVALID_REASONS);
 export type SubmissionInvalidReason = z.infer<typeof SubmissionInvalidReasonSchema>;
 
+/** What the server's `/metrics` said over the profiling phase (§7.5); filled by the scraper, not here. */
+export const InferencexAgenticServerMetricsSchema = z.strictObject({
+  present: z.boolean(),
+  adapter: z.string().nullable(),
+  metric_count: z.int().nonnegative(),
+  cache: z.strictObject({
+    gpu_cache_hit_rate: num,
+    cpu_cache_hit_rate: num,
+    external_cache_hit_rate: num,
+    overall_cache_hit_rate: num,
+    prefix_cache_hits: num,
+    prefix_cache_queries: num,
+    external_prefix_cache_hits: num,
+    external_prefix_cache_queries: num,
+    cached_tokens_by_source: z.record(z.string(), z.number()).nullable(),
+    frontend_cache_hit_rate: num,
+    router_kv_hit_rate: num,
+    router_shared_cache_hit_rate: num,
+    frontend_cached_tokens: num,
+    frontend_input_tokens: num,
+  }),
+  kv_cache: z.strictObject({
+    gpu_usage_pct: num,
+    gpu_total_tokens: num,
+    cpu_usage_pct: num,
+    cpu_used_tokens: num,
+    cpu_total_tokens: num,
+  }),
+  kv_offload: z.strictObject({
+    bytes_gpu_to_cpu: num,
+    bytes_cpu_to_gpu: num,
+    time_gpu_to_cpu: num,
+    time_cpu_to_gpu: num,
+    bandwidth_gpu_to_cpu_bytes_per_second: num,
+    bandwidth_cpu_to_gpu_bytes_per_second: num,
+  }),
+  tokens: z.strictObject({
+    prompt_total: num,
+    generation_total: num,
+    requests_completed: num,
+    prompt_by_source: z.strictObject({
+      gpu_cache_hit: num,
+      cpu_or_external_cache_hit: num,
+      computed: num,
+      raw: num,
+    }),
+  }),
+  sources: z.array(z.record(z.string(), z.unknown())),
+});
+export type InferencexAgenticServerMetricsBlock = z.infer<typeof InferencexAgenticServerMetricsSchema>;
+
 /** The agentic block of a point result. Latencies are ms. */
 export const AgenticMetricsSchema = z.strictObject({
   accounting: AgenticAccountingSchema,
@@ -183,6 +234,11 @@ export const AgenticMetricsSchema = z.strictObject({
   errorGate: AgenticErrorGateSchema,
   submissionValid: z.boolean(),
   submissionInvalidReasons: z.array(SubmissionInvalidReasonSchema),
+  /**
+   * What the server's `/metrics` said over the profiling phase (§7.5: cache hit rates by tier), in the
+   * reference's shape; null when the server has no /metrics or it could not be read.
+   */
+  server: InferencexAgenticServerMetricsSchema.nullable(),
 });
 export type AgenticMetrics = z.infer<typeof AgenticMetricsSchema>;
 
@@ -242,55 +298,6 @@ export const InferencexAgenticRequestMetricsSchema = z.strictObject({
   cache: z.strictObject({ theoretical_cache_hit_rate: nullNum }),
 });
 
-/** What the server's `/metrics` said over the profiling phase (§7.5); filled by the scraper, not here. */
-export const InferencexAgenticServerMetricsSchema = z.strictObject({
-  present: z.boolean(),
-  adapter: z.string().nullable(),
-  metric_count: z.int().nonnegative(),
-  cache: z.strictObject({
-    gpu_cache_hit_rate: nullNum,
-    cpu_cache_hit_rate: nullNum,
-    external_cache_hit_rate: nullNum,
-    overall_cache_hit_rate: nullNum,
-    prefix_cache_hits: nullNum,
-    prefix_cache_queries: nullNum,
-    external_prefix_cache_hits: nullNum,
-    external_prefix_cache_queries: nullNum,
-    cached_tokens_by_source: z.record(z.string(), z.number()).nullable(),
-    frontend_cache_hit_rate: nullNum,
-    router_kv_hit_rate: nullNum,
-    router_shared_cache_hit_rate: nullNum,
-    frontend_cached_tokens: nullNum,
-    frontend_input_tokens: nullNum,
-  }),
-  kv_cache: z.strictObject({
-    gpu_usage_pct: nullNum,
-    gpu_total_tokens: nullNum,
-    cpu_usage_pct: nullNum,
-    cpu_used_tokens: nullNum,
-    cpu_total_tokens: nullNum,
-  }),
-  kv_offload: z.strictObject({
-    bytes_gpu_to_cpu: nullNum,
-    bytes_cpu_to_gpu: nullNum,
-    time_gpu_to_cpu: nullNum,
-    time_cpu_to_gpu: nullNum,
-    bandwidth_gpu_to_cpu_bytes_per_second: nullNum,
-    bandwidth_cpu_to_gpu_bytes_per_second: nullNum,
-  }),
-  tokens: z.strictObject({
-    prompt_total: nullNum,
-    generation_total: nullNum,
-    requests_completed: nullNum,
-    prompt_by_source: z.strictObject({
-      gpu_cache_hit: nullNum,
-      cpu_or_external_cache_hit: nullNum,
-      computed: nullNum,
-      raw: nullNum,
-    }),
-  }),
-  sources: z.array(z.record(z.string(), z.unknown())),
-});
 export type InferencexAgenticServerMetrics = z.infer<typeof InferencexAgenticServerMetricsSchema>;
 
 const count = z.int().nonnegative();

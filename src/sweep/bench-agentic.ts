@@ -10,6 +10,8 @@ import { endpointPath } from '../client/payload.ts';
 import { ProbeError, probeServer } from '../client/probe.ts';
 import { type InferencexAgenticIdentity, toInferencexAgentic } from '../metrics/agentic/inferencex-export.ts';
 import { aggregateAgenticPoint } from '../metrics/agentic/point.ts';
+import { serverCacheMetrics } from '../metrics/agentic/server-metrics.ts';
+import type { InferencexAgenticServerMetricsBlock } from '../schema/agentic-metrics.ts';
 import { ATTEMPT_FILES } from '../schema/run-dir.ts';
 import type { AgenticCodingWorkload } from '../schema/workload.ts';
 import { compileCorpus } from '../workload/agentic/compile.ts';
@@ -249,6 +251,7 @@ export async function runAgenticBench(o: AgenticBenchOptions, hooks: BenchHooks)
       creditDropCount: session.creditDrops,
       runCancelled: session.cancelled !== null,
       failedRequestThreshold: o.failedRequestThreshold,
+      server: serverMetrics(scrapes, hooks.log),
     },
   });
   if (session.cancelled !== null) hooks.log(`error: ${session.cancelled}`);
@@ -263,7 +266,7 @@ export async function runAgenticBench(o: AgenticBenchOptions, hooks: BenchHooks)
   files.push(requestsPath);
   if (o.formats.includes('inferencex') && result.agentic) {
     const path = join(o.out, ATTEMPT_FILES.inferencex);
-    const aggregate = toInferencexAgentic(result.agentic, inferencexIdentity(o), null);
+    const aggregate = toInferencexAgentic(result.agentic, inferencexIdentity(o), result.agentic.server);
     await writeFileAtomic(path, `${JSON.stringify(aggregate, null, 2)}\n`);
     files.push(path);
   }
@@ -271,6 +274,21 @@ export async function runAgenticBench(o: AgenticBenchOptions, hooks: BenchHooks)
   await writeFileAtomic(resultPath, `${JSON.stringify(result, null, 2)}\n`);
   files.push(resultPath);
   return { result, outDir: o.out, files };
+}
+
+/** The server's cache figures from the two scrapes; a backend the parser cannot read is said, not guessed. */
+function serverMetrics(
+  scrapes: { before: string | null; after: string | null },
+  log: (line: string) => void,
+): InferencexAgenticServerMetricsBlock | null {
+  try {
+    return serverCacheMetrics(scrapes.before, scrapes.after);
+  } catch (err) {
+    log(
+      `warning: the server's /metrics could not be read as vLLM or SGLang metrics: ${(err as Error).message}`,
+    );
+    return null;
+  }
 }
 
 /** The reference's identity fields of a point `infx bench` ran against a server it did not launch. */

@@ -74,5 +74,6 @@ export function aggregateAgentic(input: AgenticAggregateInput): AgenticMetrics {
     errorGate,
     submissionValid: validity.valid,
     submissionInvalidReasons: validity.reasons,
+    server: input.replay.server ?? null,
   };
 }
