@@ -36,6 +36,8 @@ export const RUNNER_SUFFIXES: readonly string[] = [
   'lat',
   'slurm',
   'p1',
+  // infx's own: a fleet of simulated engines (examples/runners.yaml's cluster:h200-sim).
+  'sim',
 ];
 
 /** Other spellings of the base ids. */

@@ -2,7 +2,9 @@ import { type Command, Option } from 'commander';
 import { CONTAINER_RUNTIMES, type ContainerRuntime, type EngineKind } from '../schema/engine-launch.ts';
 import { type BenchDefaults, REFERENCE_BENCH } from '../schema/reference-client.ts';
 import type { PointEngine } from '../schema/run-dir.ts';
+import { agenticPlanDefaults } from '../sweep/agentic-corpus.ts';
 import { type FaultRule, parseFaultRule } from '../sweep/points.ts';
+import { parseMaxContext } from '../workload/agentic/max-context.ts';
 import { nonNegativeInt, numberIn, parseIntArg, positiveInt } from './common.ts';
 
 /** Flags that say how every point runs, shared by `infx sweep` and `infx sweep point`. */
@@ -22,6 +24,10 @@ export interface PointFlags {
   maxFailureRate: number;
   requestTimeout: number;
   simFault?: string[];
+  traces?: string[];
+  maxContext?: number;
+  agentxFast?: boolean;
+  agenticDuration?: number;
 }
 
 const positive = numberIn(0, Number.POSITIVE_INFINITY, true);
@@ -91,6 +97,21 @@ export function pointFlags(cmd: Command): Command {
       REFERENCE_BENCH.requestTimeoutS,
     )
     .option(
+      '--traces <file...>',
+      'agentic-coding rows: the trace corpus they replay (infx trace synth writes one)',
+    )
+    .option(
+      '--max-context <n>',
+      'agentic-coding rows: leave out traces needing a longer context (256k, 1M)',
+      parseMaxContext,
+    )
+    .option('--agentx-fast', 'agentic-coding rows: agentx-fast (1200 s, one warmup request per lane)')
+    .option(
+      '--agentic-duration <s>',
+      "agentic-coding rows: the profiling phase in seconds instead of the row's 3600 (under 900 s a point is not a valid submission)",
+      positiveInt,
+    )
+    .option(
       '--sim-fault <rule...>',
       'simulated engine fault injection: SELECTOR=no-start|hang|crash-after:N[@ATTEMPTS]; SELECTOR is part of a point id or #N',
     );
@@ -118,5 +139,13 @@ export function engineDefaults(f: PointFlags): Omit<PointEngine, 'faults'> {
     acceptance: f.acceptance === 'golden' || f.acceptance === 'real' ? f.acceptance : Number(f.acceptance),
   };
 }
+
+/** The corpus of the agentic rows, hashed (null without --traces). */
+export const agenticDefaults = (f: PointFlags) =>
+  agenticPlanDefaults(f.traces, {
+    maxContextTokens: f.maxContext ?? null,
+    fast: f.agentxFast ?? false,
+    durationS: f.agenticDuration ?? null,
+  });
 
 export const faultRules = (f: PointFlags): FaultRule[] => (f.simFault ?? []).map(parseFaultRule);

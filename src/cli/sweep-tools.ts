@@ -6,7 +6,14 @@ import { pointStates, readManifest, resultHeadline } from '../sweep/run-dir.ts';
 import { nonNegativeInt, positiveInt } from './common.ts';
 import { reportError } from './errors.ts';
 import type { CliIO } from './io.ts';
-import { benchDefaults, engineDefaults, faultRules, type PointFlags, pointFlags } from './sweep-flags.ts';
+import {
+  agenticDefaults,
+  benchDefaults,
+  engineDefaults,
+  faultRules,
+  type PointFlags,
+  pointFlags,
+} from './sweep-flags.ts';
 import { runAndReport } from './sweep-run.ts';
 
 /** `infx sweep point | status | retry`: one point (what each job runs), a run's state, reruns. */
@@ -27,6 +34,7 @@ async function point(f: PointCmdFlags, io: CliIO, version: string): Promise<numb
     bench: benchDefaults(f),
     engine: engineDefaults(f),
     faults: faultRules(f),
+    agentic: await agenticDefaults(f),
   });
   const controller = new AbortController();
   const stop = (why: string) => {

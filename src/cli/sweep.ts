@@ -24,7 +24,14 @@ import {
   fullSweepOptions,
   rowFilterFlags,
 } from './matrix-flags.ts';
-import { benchDefaults, engineDefaults, faultRules, type PointFlags, pointFlags } from './sweep-flags.ts';
+import {
+  agenticDefaults,
+  benchDefaults,
+  engineDefaults,
+  faultRules,
+  type PointFlags,
+  pointFlags,
+} from './sweep-flags.ts';
 import { lockRun, notePreflight, runAndReport } from './sweep-run.ts';
 import { registerSweepTools } from './sweep-tools.ts';
 
@@ -159,6 +166,7 @@ async function sweep(f: SweepFlags, given: readonly string[], io: CliIO, version
     bench: benchDefaults(f),
     engine: engineDefaults(f),
     faults: faultRules(f),
+    agentic: await agenticDefaults(f),
     version,
   };
   const planned = await planRun(req);

@@ -10,7 +10,7 @@ import type { BenchDefaults } from '../schema/reference-client.ts';
 import type { PointEngine, RunManifest, RunOptions, RunSource } from '../schema/run-dir.ts';
 import { RUN_DIR_SCHEMA_VERSION, runIdProblem } from '../schema/run-dir.ts';
 import { safeJoin } from '../schema/safe-path.ts';
-import { type FaultRule, planPoints, SweepPlanError } from './points.ts';
+import { type AgenticPlanDefaults, type FaultRule, planPoints, SweepPlanError } from './points.ts';
 import { manifestPath, writeManifest } from './run-dir.ts';
 
 /** A new run: where its points come from, how they run, and the manifest that records it all. */
@@ -26,6 +26,8 @@ export interface NewRunRequest {
   bench: BenchDefaults;
   engine: Omit<PointEngine, 'faults'>;
   faults: readonly FaultRule[];
+  /** The corpus agentic rows replay (`--traces`); null or absent: they are listed as not run. */
+  agentic?: AgenticPlanDefaults | null;
   version: string;
 }
 
@@ -107,6 +109,7 @@ export async function planRun(req: NewRunRequest): Promise<{ runDir: string; man
     bench: { ...req.bench, seed: req.seed },
     engine: req.engine,
     faults: req.faults,
+    agentic: req.agentic ?? null,
   });
   const manifest: RunManifest = {
     schemaVersion: RUN_DIR_SCHEMA_VERSION,

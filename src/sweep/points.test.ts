@@ -57,7 +57,7 @@ describe('planPoints', () => {
     const traces = { name: 'synthetic', files: [{ path: 'c.jsonl', sha256: 'a'.repeat(64) }] };
     const { points, skipped } = planPoints([agenticRow(8, 4), fixedRow()], {
       ...options(),
-      agentic: { traces, maxContextTokens: null },
+      agentic: { traces, maxContextTokens: null, fast: false, durationS: null },
     });
     expect(skipped).toEqual([]);
     const agentic = points.filter((p) => p.bench.kind === 'agentic-coding');
@@ -67,11 +67,23 @@ describe('planPoints', () => {
       expect(p.bench.traces).toEqual(traces);
       expect(p.bench.endpoint).toBe('chat');
       expect(p.bench.durationS).toBe((p.row as { duration: number }).duration);
-      expect(p.bench.fast).toBe(p.bench.durationS <= 1200);
-      expect(p.bench.warmup.requestsPerLane).toBe(p.bench.fast ? 1 : 10);
+      expect(p.bench.fast).toBe(false);
+      expect(p.bench.warmup.requestsPerLane).toBe(10);
       expect(p.bench.maxFailureRate).toBe(0.1);
       expect(p.bucket).toMatch(/agentic$/);
     }
+  });
+
+  it('plans agentx-fast (1200 s, one warmup request per lane) and a given duration', () => {
+    const traces = { name: 'synthetic', files: [{ path: 'c.jsonl', sha256: 'a'.repeat(64) }] };
+    const plan = (fast: boolean, durationS: number | null) =>
+      planPoints([agenticRow(8, 4)], {
+        ...options(),
+        agentic: { traces, maxContextTokens: null, fast, durationS },
+      }).points[0]?.bench;
+    expect(plan(true, null)).toMatchObject({ durationS: 1200, fast: true, warmup: { requestsPerLane: 1 } });
+    expect(plan(true, 300)).toMatchObject({ durationS: 300, fast: true });
+    expect(plan(false, 300)).toMatchObject({ durationS: 300, fast: false, warmup: { requestsPerLane: 10 } });
   });
 
   it('puts the canary first: lowest concurrency over single-node 1k1k then 8k1k points, first on ties', () => {

@@ -41,6 +41,10 @@ export interface PlanPointsOptions {
 export interface AgenticPlanDefaults {
   traces: TraceCorpus;
   maxContextTokens: number | null;
+  /** agentx-fast (`--agentx-fast`): 1200 s, one warmup request per lane. */
+  fast: boolean;
+  /** `--agentic-duration`: the profiling phase instead of the row's (under 900 s no point is a valid submission). */
+  durationS: number | null;
 }
 
 /** The reference's agentic settings (client-metrics §2.5–2.7): agentx-fast is a run of 1200 s or less. */
@@ -80,11 +84,11 @@ function benchOf(row: MatrixRow, conc: number, opts: PlanPointsOptions): PointSp
       warmup: warmup ?? referenceWarmupCount(conc),
     };
   const agentic = opts.agentic as AgenticPlanDefaults;
-  const fast = row.duration <= AGENTIC_REFERENCE.fastDurationS;
+  const fast = agentic.fast;
   return {
     kind: 'agentic-coding',
     traces: agentic.traces,
-    durationS: row.duration,
+    durationS: agentic.durationS ?? (fast ? AGENTIC_REFERENCE.fastDurationS : row.duration),
     warmup: {
       startMinRatio: 0.25,
       startMaxRatio: 0.75,
