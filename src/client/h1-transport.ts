@@ -4,7 +4,13 @@ import { monotonicMs } from './clock.ts';
 import { requestError, socketError } from './errors.ts';
 import { HttpParseError, ResponseParser } from './h1-parser.ts';
 import { ResponseConsumer } from './response-consumer.ts';
-import type { Outcome, Transport, TransportConfig } from './transport-types.ts';
+import {
+  bodyLength,
+  type Outcome,
+  type RequestBody,
+  type Transport,
+  type TransportConfig,
+} from './transport-types.ts';
 
 /**
  * Plain-HTTP transport on the client's own keep-alive connections (one per in-flight stream). It skips
@@ -80,7 +86,7 @@ export function createH1Transport(config: TransportConfig): Transport {
   }
 
   function send(
-    body: Buffer,
+    body: RequestBody,
     signal: AbortSignal,
     headers?: Readonly<Record<string, string>> | null,
     maxTokens: number | null = null,
@@ -177,10 +183,16 @@ export function createH1Transport(config: TransportConfig): Transport {
       if (signal.aborted) return onAbort();
       sentMs = monotonicMs();
       conn.socket.cork();
-      conn.socket.write(headFor(body.length, headers));
-      conn.socket.write(body, () => {
-        writing = false;
+      conn.socket.write(headFor(bodyLength(body), headers));
+      const segments = Buffer.isBuffer(body) ? [body] : body;
+      segments.forEach((segment, i) => {
+        if (i < segments.length - 1) conn.socket.write(segment);
+        else
+          conn.socket.write(segment, () => {
+            writing = false;
+          });
       });
+      if (segments.length === 0) writing = false;
       conn.socket.uncork();
     });
   }

@@ -20,13 +20,27 @@ export interface Outcome {
   cancelled: boolean;
 }
 
+/**
+ * A request body: one Buffer, or segments written in order (an agentic turn's shared message prefixes,
+ * never copied into one Buffer per request).
+ */
+export type RequestBody = Buffer | readonly Buffer[];
+
+/** Bytes of a body. */
+export function bodyLength(body: RequestBody): number {
+  if (Buffer.isBuffer(body)) return body.length;
+  let n = 0;
+  for (const b of body) n += b.length;
+  return n;
+}
+
 export interface Transport {
   /**
    * `headers`: extra request headers (names in lower case), e.g. the lockstep tag. `maxTokens`: what the
    * request asked for, which bounds how much of a stream the client keeps (response-consumer.ts).
    */
   send(
-    body: Buffer,
+    body: RequestBody,
     signal: AbortSignal,
     headers?: Readonly<Record<string, string>> | null,
     maxTokens?: number | null,

@@ -4,7 +4,13 @@ import { monotonicMs } from './clock.ts';
 import { requestError, socketError } from './errors.ts';
 import { createH1Transport } from './h1-transport.ts';
 import { ResponseConsumer } from './response-consumer.ts';
-import type { Outcome, Transport, TransportConfig } from './transport-types.ts';
+import {
+  bodyLength,
+  type Outcome,
+  type RequestBody,
+  type Transport,
+  type TransportConfig,
+} from './transport-types.ts';
 
 export type { Outcome, Transport, TransportConfig } from './transport-types.ts';
 
@@ -41,7 +47,7 @@ function createHttpsTransport(config: TransportConfig): Transport {
     agent,
   };
   const send = (
-    body: Buffer,
+    body: RequestBody,
     signal: AbortSignal,
     extra?: Readonly<Record<string, string>> | null,
     maxTokens: number | null = null,
@@ -61,7 +67,7 @@ function createHttpsTransport(config: TransportConfig): Transport {
       };
       const req = https.request({
         ...base,
-        headers: { ...headers, ...extra, 'content-length': String(body.length) },
+        headers: { ...headers, ...extra, 'content-length': String(bodyLength(body)) },
       });
       const onAbort = () => req.destroy(new ClientCancel('cancelled by the client at the end of the run'));
       const timer = setTimeout(
@@ -111,7 +117,7 @@ function createHttpsTransport(config: TransportConfig): Transport {
       });
       if (signal.aborted) return onAbort();
       sentMs = monotonicMs();
-      req.end(body);
+      req.end(Buffer.isBuffer(body) ? body : Buffer.concat(body));
     });
   return { send, close: () => agent.destroy() };
 }

@@ -24,7 +24,8 @@ export interface DriverRequest {
   index: number;
   /** Which prompt (or turn) of the workload this is, for the record. */
   promptIndex: number;
-  body: Buffer;
+  /** One Buffer, or segments sent in order (shared prefixes are not copied per request). */
+  body: Buffer | readonly Buffer[];
   maxTokens: number;
   /** The input length the workload drew, and the client's count of what is sent. */
   inputTokens: { target: number; client: number };

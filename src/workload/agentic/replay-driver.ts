@@ -16,7 +16,7 @@ import type { CallOutcome } from './replay-tree.ts';
 
 /** What the compiler gives for one call: the body to send, its input length as compiled, and its record fields. */
 export interface CompiledCall {
-  body: Buffer;
+  body: Buffer | readonly Buffer[];
   inputTokens: number;
   /** When it was due on the client's clock (monotonic ms); absent: when it was released. */
   dueAtMs?: number;

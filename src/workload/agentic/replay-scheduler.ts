@@ -273,7 +273,7 @@ export class ReplayScheduler {
     const { lane, conv } = pick;
     const tree = lane.tree;
     const phase = this.phase as ReplayPhase;
-    const dueAtMs = conv.dueAt as number;
+    const dueAtMs = tree.readyAt(conv);
     const planned: PlannedCall = tree.send(conv);
     let warmup: ReplayCall['warmup'] = null;
     if (phase === 'warmup') {

@@ -141,7 +141,7 @@ export function createReplaySession(o: ReplaySessionOptions): ReplaySession {
     const marker = markerOf(c);
     const call =
       c.maxTokens === found.call.maxTokens ? found.call : { ...found.call, maxTokens: c.maxTokens };
-    const body = Buffer.concat(entry.texts.body(call, { served: o.served, marker, ignoreEos: o.ignoreEos }));
+    const body = entry.texts.body(call, { served: o.served, marker, ignoreEos: o.ignoreEos });
     if (toWall(c.sentAtMs) - toWall(c.dueAtMs) > CREDIT_DROP_LATENESS_MS) creditDrops++;
     const agentic: AgenticFields = {
       traceId: c.traceId,

@@ -23,6 +23,8 @@ export interface Conversation {
   /** Stopped early: overflowed, or not replayed because it lies before the start point. */
   ended: boolean;
   spawned: boolean;
+  /** When its last call finished (or it overflowed); null while it has calls left. */
+  finishedAt: number | null;
 }
 
 export class TreePlay {
@@ -44,6 +46,7 @@ export class TreePlay {
       inFlight: false,
       ended: false,
       spawned: child < 0,
+      finishedAt: null,
     });
     this.conversations = [
       conv(-1, plan.root, plan.traceId),
@@ -76,6 +79,21 @@ export class TreePlay {
     return this.inFlight === 0 && this.conversations.every((c) => TreePlay.done(c) || !c.spawned);
   }
 
+  /**
+   * When the conversation's next call became sendable: its due time, or (a join turn) the end of the last
+   * subagent it waits for, whichever is later. Dispatch lateness counts from here, not from a due time
+   * the join kept it past.
+   */
+  readyAt(c: Conversation): number {
+    let at = c.dueAt ?? 0;
+    if (c.child >= 0) return at;
+    for (const i of this.plan.joinsAt[c.next] ?? []) {
+      const done = (this.conversations[i + 1] as Conversation).finishedAt;
+      if (done !== null && done > at) at = done;
+    }
+    return at;
+  }
+
   /** The conversation's next call may be sent now: due, and (a join turn) its subagents are done. */
   ready(c: Conversation, now: number): boolean {
     if (c.ended || c.inFlight || !c.spawned || c.next >= c.calls.length) return false;
@@ -100,6 +118,7 @@ export class TreePlay {
     this.inFlight--;
     const turn = c.next;
     c.next++;
+    if (outcome === 'overflow' || c.next >= c.calls.length) c.finishedAt = now;
     if (outcome === 'overflow') {
       c.ended = true;
       c.dueAt = null;

@@ -1,0 +1,147 @@
+/**
+ * `npm run bench:agentic`: the AgentX replay's client under load. Replays a synthetic 1M-context corpus
+ * with 256 users (lanes) against the scripted server in another process on loopback, its clock 10× the
+ * wall clock (so 30 wall seconds hold 300 trace seconds of think times and turns, ten times the reference's
+ * request rate per user), and prints, each against the issue's target:
+ *   - dispatch lateness p99 (a request's send − the time the replay made it due), under 5 ms;
+ *   - credit drops (requests released more than 100 ms late), none;
+ *   - client CPU per 100 active sessions (% of one core), reported;
+ *   - the client's peak resident memory, under 2 GB.
+ * The start-up figures (first request within 5 s cold, 1 s warm) are `npm run bench:agentic-start`'s.
+ * Needs `npm run build` (the server runs as `node bin/infx.js sim scripted`).
+ *
+ * Flags: --traces N (default 64), --users N (256), --seconds S (30), --scale K (10).
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { summarize } from '../src/metrics/stats.ts';
+import { runAgenticBench } from '../src/sweep/bench-agentic.ts';
+import { writeSynthCorpusFile } from '../src/workload/agentic/synth.ts';
+
+function flag(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
+  return v;
+}
+
+const TRACES = flag('traces', 64);
+const USERS = flag('users', 256);
+const SECONDS = flag('seconds', 30);
+const SCALE = flag('scale', 10);
+
+async function startScripted(dir: string): Promise<{ url: string; child: ChildProcess }> {
+  const script = join(dir, 'script.json');
+  // Answers in 30 ms + 2 ms a token: many streams in flight at once, as a busy engine would keep them.
+  writeFileSync(script, JSON.stringify({ defaults: { ttftMs: 30, itlMs: 2, tokensPerChunk: 4 } }));
+  const child = spawn(process.execPath, ['bin/infx.js', 'sim', 'scripted', '--script', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /listening on (\S+)/.exec(out);
+      if (m) resolve(m[1] as string);
+    });
+    child.once('exit', (code) => reject(new Error(`scripted server exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'infx-bench-agentic-'));
+  try {
+    const corpus = join(dir, 'traces.jsonl');
+    process.stderr.write(`writing a ${TRACES}-trace synthetic 1M-context corpus…\n`);
+    writeSynthCorpusFile({ traces: TRACES, seed: 1 }, corpus);
+    const server = await startScripted(dir);
+    let peakRss = process.memoryUsage().rss;
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    }, 250);
+    try {
+      process.stderr.write(`replaying with ${USERS} users for ${SECONDS} s (clock ${SCALE}x)…\n`);
+      const report = await runAgenticBench(
+        {
+          baseUrl: server.url,
+          models: ['bench-model'],
+          traces: [corpus],
+          maxContextTokens: null,
+          users: USERS,
+          durationS: SECONDS * SCALE,
+          fast: true,
+          warmupRequestsPerLane: 1,
+          warmupGraceS: 600 * SCALE,
+          benchmarkGraceS: 5 * SCALE,
+          seed: 1,
+          timeoutS: 600,
+          gpus: 8,
+          prefillGpus: null,
+          decodeGpus: null,
+          tokenizer: null,
+          affinityHeaders: ['x-session-id'],
+          out: join(dir, 'out'),
+          formats: ['infx'],
+          apiKey: null,
+          version: 'bench',
+          corpusName: 'synthetic',
+          labels: { accelerator: 'h200', framework: 'scripted', precision: 'fp8', modelPrefix: 'bench' },
+          failedRequestThreshold: 0.1,
+          replayClockScale: SCALE,
+        },
+        { log: (line) => process.stderr.write(`${line}\n`) },
+      );
+      const a = report.result.agentic;
+      if (a === undefined) throw new Error('no agentic metrics');
+      // The records are in requests.jsonl; lateness is sent − due (scheduledMs), benchmark phase only.
+      const { readFileSync } = await import('node:fs');
+      const lateness = readFileSync(join(dir, 'out', 'requests.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { phase: string; sentMs: number; scheduledMs: number })
+        .filter((r) => r.phase === 'benchmark');
+      const late = summarize(lateness.map((r) => r.sentMs - r.scheduledMs));
+      // The profiling phase starts with every lane's pending turn due at once: the burst, apart.
+      const start = Math.min(...lateness.map((r) => r.scheduledMs));
+      const settled = summarize(
+        lateness.filter((r) => r.scheduledMs > start + 2000).map((r) => r.sentMs - r.scheduledMs),
+      );
+      const cpu = report.result.client.cpuPercent;
+      const rssMb = peakRss / 2 ** 20;
+      console.log(
+        `bench:agentic: ${TRACES} traces, ${USERS} users, ${lateness.length} profiled requests in ${SECONDS} s`,
+      );
+      console.log(
+        `  dispatch lateness p99   ${late.p99?.toFixed(2)} ms (p50 ${late.median?.toFixed(2)}, max ${late.max?.toFixed(1)})   target < 5 ms   ${verdict((late.p99 ?? Infinity) < 5)}`,
+      );
+      console.log(
+        `  … after its first 2 s  ${settled.p99?.toFixed(2)} ms (the phase's opening burst left out)`,
+      );
+      console.log(
+        `  credit drops            ${a.health.creditDropCount}   target 0   ${verdict(a.health.creditDropCount === 0)}`,
+      );
+      console.log(
+        `  client CPU / 100 users  ${cpu === null ? 'n/a' : ((cpu * 100) / USERS).toFixed(1)} % of a core (all ${USERS}: ${cpu?.toFixed(0)} %)   reported`,
+      );
+      console.log(
+        `  peak resident memory    ${rssMb.toFixed(0)} MB   target < 2048 MB   ${verdict(rssMb < 2048)}`,
+      );
+    } finally {
+      clearInterval(sampler);
+      const exited = once(server.child, 'exit');
+      server.child.kill('SIGTERM');
+      await exited;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
