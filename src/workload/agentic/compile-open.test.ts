@@ -56,7 +56,8 @@ describe('openCompiledCorpus', () => {
     const cold = await openCompiledCorpus([file], { tokenizer, seed: 1, cacheDir });
     expect(cold.fromCache).toBe(false);
     expect(cold.lines).toBe(3);
-    expect(plain(cold.getCompiled(1))).toEqual(plain(whole.traces[1]));
+    expect(plain(await cold.whenCompiled(1))).toEqual(plain(whole.traces[1]));
+    expect(plain(cold.getCompiled(0))).toEqual(plain(whole.traces[0]));
     expect(cold.getTrace(2)).toEqual(raw[2]);
     expect(cold.getCompiled(3)).toBeUndefined();
     const all = await cold.complete();
@@ -65,6 +66,7 @@ describe('openCompiledCorpus', () => {
     expect(warm.fromCache).toBe(true);
     expect(warm.key).toBe(cold.key);
     expect(plain(warm.getCompiled(2))).toEqual(plain(whole.traces[2]));
+    expect(plain(await warm.whenCompiled(1))).toEqual(plain(whole.traces[1]));
     expect(warm.getTrace(0)).toEqual(raw[0]);
     expect(warm.getCompiled(3)).toBeUndefined();
     expect((await warm.complete()).traces.map(plain)).toEqual(whole.traces.map(plain));
@@ -82,6 +84,7 @@ describe('openCompiledCorpus', () => {
     expect(err.message).toMatch(message);
     expect(thrown(() => corpus.getCompiled(0)).message).toMatch(message);
     await expect(corpus.complete()).rejects.toThrow(message);
+    await expect(corpus.whenCompiled(2)).rejects.toThrow(message);
     // Nothing was cached: the next open is cold and meets the same line.
     const again = await openCompiledCorpus([file], { tokenizer, seed: 1, cacheDir: join(dir, 'cache') });
     expect(again.fromCache).toBe(false);

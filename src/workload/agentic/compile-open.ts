@@ -54,6 +54,11 @@ export interface OpenedCorpus {
    * compiles the lines up to it first. Throws a bad line's TraceCorpusError, or the empty-corpus one.
    */
   getCompiled(i: number): CompiledTrace | undefined;
+  /**
+   * `getCompiled(i)` without holding the event loop for the lines before it: one line at a time,
+   * yielding between them (a lane that starts on a later trace waits while the others dispatch).
+   */
+  whenCompiled(i: number): Promise<CompiledTrace | undefined>;
   /** The i-th trace kept as its line parses (validated), read again on each call (a replay plans from it). */
   getTrace(i: number): AgenticTrace | undefined;
   /**
@@ -189,6 +194,13 @@ function openCold(
       fromCache: false,
     };
   };
+  const whenCompiled = async (i: number): Promise<CompiledTrace | undefined> => {
+    while (error === null && Number.isInteger(i) && kept.length <= i && next < spans.length) {
+      step();
+      await yieldToLoop();
+    }
+    return reach(i)?.compiled ?? undefined;
+  };
   return {
     key,
     fromCache: false,
@@ -197,6 +209,7 @@ function openCold(
     words,
     lines: spans.length,
     getCompiled: (i) => reach(i)?.compiled ?? undefined,
+    whenCompiled,
     getTrace(i) {
       const k = reach(i);
       return k === undefined ? undefined : (parseSpan(files, k.span) ?? undefined);
@@ -236,6 +249,7 @@ function openWarm(
     words: hit.words,
     lines: hit.traceCount,
     getCompiled: get,
+    whenCompiled: async (i) => get(i),
     getTrace(i) {
       const span = sources[i];
       return span === undefined || !Number.isInteger(i) ? undefined : (parseSpan(files, span) ?? undefined);

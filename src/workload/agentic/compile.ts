@@ -8,7 +8,8 @@ import type { DroppedTrace } from './corpus.ts';
 /**
  * Compiling an agentic corpus (client-metrics §2.3): once per (corpus bytes, tokenizer, seed), cached on
  * disk by content hash. The tokenizer is used here only, to pick the filler words; replaying a compiled
- * corpus never tokenizes (compile-body.ts).
+ * corpus never tokenizes (compile-body.ts). A replay's start opens the corpus with `openCompiledCorpus`
+ * (compile-open.ts) instead: one trace compiled when first asked for, the rest later.
  */
 
 export { COMPILER_VERSION } from './compile-key.ts';
