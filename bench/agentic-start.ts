@@ -123,7 +123,7 @@ async function main(): Promise<void> {
     );
     console.log(
       `    the rest validated and compiled, cache written, in the same process: ${(cold.completeS ?? 0).toFixed(2)} s from start (${cold.traces} traces; ` +
-        `the event loop's longest stall meanwhile ${(cold.stallMs ?? 0).toFixed(0)} ms: one trace's parse)`,
+        `the event loop's longest stall meanwhile ${(cold.stallMs ?? 0).toFixed(0)} ms: one large trace, or the cache write)`,
     );
     console.log(
       `  warm (compile cache, corpus hash remembered), time to first request: ${verdict(warm.firstBodyS, WARM_TARGET_S)}`,
