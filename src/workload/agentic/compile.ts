@@ -1,30 +1,20 @@
-import { createHash } from 'node:crypto';
 import type { AgenticTrace } from '../../schema/agentic-trace.ts';
-import { tokenizerFingerprint } from '../fingerprint.ts';
-import { defaultPromptCacheDir } from '../prompt-cache.ts';
-import type { TextTokenizer } from '../types.ts';
-import { readCompiled, writeCompiled } from './compile-cache.ts';
-import { corpusHash } from './compile-hash.ts';
+import { type CompileOptions, openCompiledCorpus } from './compile-open.ts';
 import { assembleTrace, compileTraceParts, type TraceParts } from './compile-trace.ts';
 import type { CompiledCorpus } from './compile-types.ts';
 import { buildWordPool } from './compile-words.ts';
-import { type CorpusOptions, type DroppedTrace, newReport, readCorpus } from './corpus.ts';
+import type { DroppedTrace } from './corpus.ts';
 
 /**
  * Compiling an agentic corpus (client-metrics §2.3): once per (corpus bytes, tokenizer, seed), cached on
  * disk by content hash. The tokenizer is used here only, to pick the filler words; replaying a compiled
- * corpus never tokenizes (compile-body.ts).
+ * corpus never tokenizes (compile-body.ts). A replay's start opens the corpus with `openCompiledCorpus`
+ * (compile-open.ts) instead: one trace compiled when first asked for, the rest later.
  */
 
-/** Bump when anything that changes compiled output changes (the message rules, block texts, layout). */
-export const COMPILER_VERSION = 1;
-
-export interface CompileOptions extends CorpusOptions {
-  tokenizer: TextTokenizer;
-  seed: number;
-  /** Cache root: undefined = the prompt cache's (honours INFX_NO_CACHE), null = no cache. */
-  cacheDir?: string | null;
-}
+export { COMPILER_VERSION } from './compile-key.ts';
+export type { CompileOptions, OpenedCorpus } from './compile-open.ts';
+export { openCompiledCorpus } from './compile-open.ts';
 
 /** Compiles traces already in memory (no cache). */
 export function compileTraces(
@@ -36,42 +26,12 @@ export function compileTraces(
   return finish('', opts.seed, opts.tokenizer.name, buildWordPool(opts.tokenizer), [], parts, false);
 }
 
-/** Compiles the corpus of `files`, or reads it from the cache when these exact bytes were compiled before. */
+/**
+ * Compiles the corpus of `files`, or reads it from the cache when these exact bytes were compiled before:
+ * all of it at once (openCompiledCorpus gives one trace at a time, for a fast start).
+ */
 export async function compileCorpus(files: readonly string[], opts: CompileOptions): Promise<CompiledCorpus> {
-  const root = opts.cacheDir === undefined ? defaultPromptCacheDir() : opts.cacheDir;
-  const fingerprint = tokenizerFingerprint(opts.tokenizer);
-  const corpus = root === null || fingerprint === null ? '' : await corpusHash(files, root);
-  const key =
-    corpus === ''
-      ? ''
-      : createHash('sha256')
-          .update(
-            JSON.stringify({
-              compiler: COMPILER_VERSION,
-              corpus,
-              tokenizer: fingerprint,
-              seed: opts.seed,
-              maxContext: opts.maxContext ?? null,
-            }),
-          )
-          .digest('hex');
-  if (key !== '' && root !== null) {
-    const hit = readCompiled(root, key);
-    if (hit !== null) return finish(key, hit.seed, hit.tokenizer, hit.words, hit.dropped, hit.traces, true);
-  }
-  const parts: TraceParts[] = [];
-  const report = newReport(files, opts);
-  for await (const trace of readCorpus(files, opts, report)) parts.push(compileTraceParts(trace));
-  const words = buildWordPool(opts.tokenizer);
-  if (key !== '' && root !== null)
-    writeCompiled(root, key, {
-      seed: opts.seed,
-      tokenizer: opts.tokenizer.name,
-      words,
-      dropped: report.dropped,
-      traces: parts,
-    });
-  return finish(key, opts.seed, opts.tokenizer.name, words, report.dropped, parts, false);
+  return (await openCompiledCorpus(files, opts)).complete();
 }
 
 function finish(

@@ -3,6 +3,7 @@ import { type AgenticTrace, AgenticTraceSchema } from '../../schema/agentic-trac
 import { TraceCorpusError, TraceUsageError } from './errors.ts';
 import { type Line, MAX_LINE_BYTES, readLines } from './lines.ts';
 import { traceContext } from './max-context.ts';
+import { isTrace } from './trace-check.ts';
 
 /**
  * Reading a trace corpus: `traces.jsonl` files, one trace per line, streamed one trace at a time so that
@@ -68,13 +69,20 @@ export function parseTraceLine(file: string, line: Line): AgenticTrace {
       FORMAT_HINT,
     );
   }
+  return checkTrace(file, line.lineNo, value);
+}
+
+/** `value` (a parsed line) as a trace, or the error naming file:line, the trace's id and the field. */
+export function checkTrace(file: string, lineNo: number, value: unknown): AgenticTrace {
+  // The fast check accepts only what the schema accepts; zod words what it refuses (trace-check.ts).
+  if (isTrace(value)) return value;
   const parsed = AgenticTraceSchema.safeParse(value);
   if (parsed.success) return parsed.data;
   const id = (value as { id?: unknown } | null)?.id;
   const issues = parsed.error.issues;
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
   throw new TraceCorpusError(
-    `${file}:${line.lineNo}:${typeof id === 'string' ? ` trace ${id}:` : ''} ${describeIssue(issues[0] as z.core.$ZodIssue)}${more}`,
+    `${file}:${lineNo}:${typeof id === 'string' ? ` trace ${id}:` : ''} ${describeIssue(issues[0] as z.core.$ZodIssue)}${more}`,
     FORMAT_HINT,
   );
 }
@@ -103,15 +111,19 @@ export async function* readCorpus(
       yield trace;
     }
   }
-  if (report.traces === 0) {
-    if (report.dropped.length > 0)
-      throw new TraceCorpusError(
-        `every trace of ${files.join(', ')} needs more context than --max-context ${maxContext}: ` +
-          `${report.dropped.length} dropped, none left`,
-        `raise --max-context (the smallest trace needs ${Math.min(...report.dropped.map((d) => d.context))} tokens)`,
-      );
-    throw new TraceCorpusError(`the corpus is empty: no trace in ${files.join(', ')}`, FORMAT_HINT);
-  }
+  if (report.traces === 0) throw noTraceLeft(report);
+}
+
+/** The error of a read that kept no trace: an empty corpus, or every trace over `--max-context`. */
+export function noTraceLeft(report: CorpusReport): TraceCorpusError {
+  const { files, dropped, maxContext } = report;
+  if (dropped.length > 0)
+    return new TraceCorpusError(
+      `every trace of ${files.join(', ')} needs more context than --max-context ${maxContext}: ` +
+        `${dropped.length} dropped, none left`,
+      `raise --max-context (the smallest trace needs ${Math.min(...dropped.map((d) => d.context))} tokens)`,
+    );
+  return new TraceCorpusError(`the corpus is empty: no trace in ${files.join(', ')}`, FORMAT_HINT);
 }
 
 export function newReport(files: readonly string[], options: CorpusOptions = {}): CorpusReport {

@@ -20,23 +20,8 @@ export async function* readLines(file: string, maxLineBytes = MAX_LINE_BYTES): A
   let parts: Buffer[] = [];
   let pending = 0;
   let lineNo = 1;
-  const tooLong = () =>
-    new TraceCorpusError(
-      `${file}:${lineNo}: line longer than ${maxLineBytes} bytes`,
-      'a traces.jsonl file holds one JSON trace per line; is this file newline-delimited?',
-    );
-  // A FIFO or a device would be read until its writer stops, maybe never; a folder says so late.
-  let regular: boolean;
-  try {
-    regular = statSync(file).isFile();
-  } catch (err) {
-    throw unreadable(file, err);
-  }
-  if (!regular)
-    throw new TraceCorpusError(
-      `${file}: not a regular file (a folder, a FIFO or a device)`,
-      'give the path of a traces.jsonl file',
-    );
+  const tooLong = () => lineTooLong(file, lineNo, maxLineBytes);
+  assertRegularFile(file);
   const stream = createReadStream(file);
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -66,7 +51,30 @@ export async function* readLines(file: string, maxLineBytes = MAX_LINE_BYTES): A
   if (pending > 0) yield { lineNo, text: Buffer.concat(parts).toString('utf8') };
 }
 
-function unreadable(file: string, err: unknown): TraceCorpusError {
+/** Throws the reader's error for a path that is missing, unreadable, or not a regular file. */
+export function assertRegularFile(file: string): void {
+  // A FIFO or a device would be read until its writer stops, maybe never; a folder says so late.
+  let regular: boolean;
+  try {
+    regular = statSync(file).isFile();
+  } catch (err) {
+    throw unreadable(file, err);
+  }
+  if (!regular)
+    throw new TraceCorpusError(
+      `${file}: not a regular file (a folder, a FIFO or a device)`,
+      'give the path of a traces.jsonl file',
+    );
+}
+
+export function lineTooLong(file: string, lineNo: number, maxLineBytes: number): TraceCorpusError {
+  return new TraceCorpusError(
+    `${file}:${lineNo}: line longer than ${maxLineBytes} bytes`,
+    'a traces.jsonl file holds one JSON trace per line; is this file newline-delimited?',
+  );
+}
+
+export function unreadable(file: string, err: unknown): TraceCorpusError {
   const code = (err as NodeJS.ErrnoException).code;
   return new TraceCorpusError(
     code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot be read (${(err as Error).message})`,
