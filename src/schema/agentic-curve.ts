@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ConfigIdentitySchema, CurveEngineSchema } from './curve.ts';
+import { RUN_STATUSES } from './store.ts';
 
 /**
  * An agentic-coding point as the store hands it to the dashboard: its curve (`agentic_traces`, no lengths,
@@ -49,3 +50,14 @@ export const AgenticCurvePointSchema = z.strictObject({
   metrics: AgenticCurveMetricsSchema,
 });
 export type AgenticCurvePoint = z.infer<typeof AgenticCurvePointSchema>;
+
+/** `GET /api/agentic-points`: a run's agentic points, or the newest per (config, users) of a status. */
+export const AgenticPointsQuerySchema = z.strictObject({
+  run: z.string().trim().min(1).max(500).optional(),
+  /** Default official. */
+  status: z.enum(RUN_STATUSES).optional(),
+  model: z.string().trim().min(1).max(500).optional(),
+});
+export type AgenticPointsQuery = z.infer<typeof AgenticPointsQuerySchema>;
+
+export const AgenticPointsResponseSchema = z.array(AgenticCurvePointSchema);
