@@ -56,7 +56,9 @@ describe('GET /api/agentic-points', () => {
       [4, agenticFigures(4).e2eP90, 'simulated'],
       [8, agenticFigures(8).e2eP90, 'simulated'],
     ]);
-    expect(AgenticPointsResponseSchema.parse((await get('/api/agentic-points?run=ag1')).body)).toEqual(points);
+    expect(AgenticPointsResponseSchema.parse((await get('/api/agentic-points?run=ag1')).body)).toEqual(
+      points,
+    );
     expect((await get('/api/agentic-points?status=unofficial')).body).toEqual([]);
   });
 
@@ -105,7 +107,12 @@ describe('GET /api/runs/:id/points/:pointId/timeline', () => {
 describe('readTimeline', () => {
   it('keeps at most the cap of a lane and says it was cut', async () => {
     const path = join(tmpDir('infx-timeline-'), 'requests.jsonl');
-    writeFileSync(path, `${laneRequests().map((r) => JSON.stringify(r)).join('\n')}\n`);
+    writeFileSync(
+      path,
+      `${laneRequests()
+        .map((r) => JSON.stringify(r))
+        .join('\n')}\n`,
+    );
     const t = await readTimeline(path, 0, 3);
     expect(t?.truncated).toBe(true);
     expect(t?.conversations.flatMap((c) => c.requests).length).toBe(3);
