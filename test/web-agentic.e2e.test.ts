@@ -84,8 +84,18 @@ describe.skipIf(!available && !REQUIRED)('the agentic dashboard in Chromium', ()
   });
 
   it('the run page draws a lane: the root row first, then the subagent, a bar per request; another lane', async () => {
-    await page.goto(`${base}/runs/ag1?timeline=x_agentic_tp8_users4#timeline`);
+    await page.goto(`${base}/runs/ag1`);
+    await page.waitForSelector('[data-testid=timeline-link]');
+    const runPage = await page.evaluate(() => ({
+      links: document.querySelectorAll('[data-testid=timeline-link]').length,
+      text: document.body.textContent ?? '',
+    }));
+    expect(runPage.links).toBe(3);
+    expect(runPage.text).toContain('x agentic b300 sglang fp8');
+    expect(runPage.text).not.toContain('0/0');
+    await page.click('[data-testid=timeline-link]');
     await page.waitForSelector('[data-testid=timeline] rect.request');
+    expect(page.url()).toContain('timeline=x_agentic_tp8_users4');
     const rows = () =>
       page.evaluate(() =>
         [...document.querySelectorAll('[data-testid=timeline] g.conversation')].map((g) => ({
