@@ -9,6 +9,7 @@ import { ingestRunDir } from '../src/store/ingest.ts';
 import { readTimeline } from '../src/web/api/timeline.ts';
 import { startWebServer, type WebServer } from '../src/web/server.ts';
 import { tmpDir } from './helpers.ts';
+import { arec } from './support/agentic-records.ts';
 import { agenticFigures, laneRequests, writeAgenticRun } from './support/agentic-run.ts';
 
 // Agentic points are stored once metrics/aggregate.ts registers their aggregator; until then, as if it had.
@@ -116,6 +117,15 @@ describe('readTimeline', () => {
     const t = await readTimeline(path, 0, 3);
     expect(t?.truncated).toBe(true);
     expect(t?.conversations.flatMap((c) => c.requests).length).toBe(3);
+  });
+
+  it('a lane that recycled: tree by tree, each root before its subagents', async () => {
+    const path = join(tmpDir('infx-timeline-'), 'requests.jsonl');
+    const first = laneRequests().filter((r) => r.agentic.lane === 0);
+    const recycled = arec({ conv: 'trace-c', turn: 0, sent: 3000, e2e: 100 });
+    writeFileSync(path, `${[...first, recycled].map((r) => JSON.stringify(r)).join('\n')}\n`);
+    const t = await readTimeline(path, 0);
+    expect(t?.conversations.map((c) => c.conversationId)).toEqual(['trace-a', 'trace-a::sub1', 'trace-c']);
   });
 
   it('a damaged line is an error naming the file and line', async () => {

@@ -3,8 +3,8 @@ import { AgenticBranchSchema } from './agentic-fields.ts';
 
 /**
  * `GET /api/runs/:id/points/:pointId/timeline`: one lane of an agentic point over time, from the attempt's
- * requests.jsonl. A row per conversation (the root first, then subagents by first request), a bar per
- * request from sent to done. Times are ms on the records' clock.
+ * requests.jsonl. A row per conversation, tree by tree (each root, then its subagents by first request), a
+ * bar per request from sent to done. Times are ms on the records' clock.
  */
 
 const wholeNumber = (max: number) =>
@@ -51,7 +51,7 @@ export const SessionTimelineSchema = z.strictObject({
   startMs: z.number(),
   endMs: z.number(),
   conversations: z.array(TimelineConversationSchema),
-  /** The lane had more than TIMELINE_REQUEST_CAP requests: the first ones by sent time are shown. */
+  /** The lane had more than TIMELINE_REQUEST_CAP requests: the first ones in the file are shown. */
   truncated: z.boolean(),
   requestCap: z.int().positive(),
 });

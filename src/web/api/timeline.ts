@@ -20,6 +20,7 @@ import { pointFile } from './runs.ts';
 interface Kept {
   conversationId: string;
   correlationId: string;
+  rootCorrelationId: string;
   branch: TimelineConversation['branch'];
   turnIndex: number;
   phase: 'warmup' | 'benchmark';
@@ -38,9 +39,12 @@ interface LineRecord {
   agentic?: unknown;
 }
 
-/** The lane's requests as conversations: the root first, then the others by their first request. */
+/**
+ * The lane's requests as conversations, tree by tree (a lane recycles to new traces): each tree's root,
+ * then its subagents and flat children by their first request; trees in the order they started.
+ */
 export function conversationsOf(kept: readonly Kept[]): TimelineConversation[] {
-  const byId = new Map<string, TimelineConversation>();
+  const byId = new Map<string, TimelineConversation & { tree: string }>();
   for (const k of [...kept].sort((a, b) => a.sentMs - b.sentMs)) {
     let c = byId.get(k.correlationId);
     if (c === undefined) {
@@ -49,6 +53,7 @@ export function conversationsOf(kept: readonly Kept[]): TimelineConversation[] {
         correlationId: k.correlationId,
         branch: k.branch,
         requests: [],
+        tree: k.rootCorrelationId,
       };
       byId.set(k.correlationId, c);
     }
@@ -61,8 +66,13 @@ export function conversationsOf(kept: readonly Kept[]): TimelineConversation[] {
       cancelled: k.cancelled,
     });
   }
-  const all = [...byId.values()];
-  return [...all.filter((c) => c.branch.kind === 'root'), ...all.filter((c) => c.branch.kind !== 'root')];
+  const trees = new Map<string, (TimelineConversation & { tree: string })[]>();
+  for (const c of byId.values()) trees.set(c.tree, [...(trees.get(c.tree) ?? []), c]);
+  return [...trees.values()].flatMap((cs) =>
+    [...cs.filter((c) => c.branch.kind === 'root'), ...cs.filter((c) => c.branch.kind !== 'root')].map(
+      ({ tree: _tree, ...c }) => c,
+    ),
+  );
 }
 
 /** Reads `path` for lane `lane` (default: the lowest); throws naming file and line on a damaged record. */
@@ -93,6 +103,7 @@ export async function readTimeline(
     kept.push({
       conversationId: a.conversationId,
       correlationId: a.correlationId,
+      rootCorrelationId: a.rootCorrelationId,
       branch: a.branch,
       turnIndex: a.turnIndex,
       phase: r.phase === 'warmup' ? 'warmup' : 'benchmark',
