@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AgenticPointsResponseSchema } from '../src/schema/agentic-curve.ts';
 import { SessionTimelineSchema } from '../src/schema/session-timeline.ts';
-import { ApiErrorSchema } from '../src/schema/web-api.ts';
+import { ApiErrorSchema, RunDetailSchema } from '../src/schema/web-api.ts';
 import { openStore } from '../src/store/db.ts';
 import { ingestRunDir } from '../src/store/ingest.ts';
 import { readTimeline } from '../src/web/api/timeline.ts';
@@ -68,6 +68,17 @@ describe('GET /api/agentic-points', () => {
     expect(r.status).toBe(404);
     expect(ApiErrorSchema.parse(r.body).error.param).toBe('run');
     expect((await get('/api/points')).body).toEqual([]);
+  });
+});
+
+describe('GET /api/runs/:id', () => {
+  it("gives an agentic point its headline metrics, its label without lengths, and its timeline's link", async () => {
+    const run = RunDetailSchema.parse((await get('/api/runs/ag1')).body);
+    const p = run.points.find((q) => q.pointId === POINT)!;
+    expect(p.metrics?.tputPerGpu).toBe(agenticFigures(4).tputPerGpu);
+    expect(p.metrics?.ttftMs.p90).toBe(agenticFigures(4).ttftP90);
+    expect(p.label).toBe('x agentic b300 sglang fp8 tp8 kvnone (simulated)');
+    expect(p.links.timeline).toBe(`/runs/ag1?timeline=${POINT}#timeline`);
   });
 });
 

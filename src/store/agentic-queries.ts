@@ -1,6 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import type { AgenticCurvePoint } from '../schema/agentic-curve.ts';
+import type { CurveMetrics } from '../schema/curve.ts';
 import type { RunStatus } from '../schema/store.ts';
+import { curveMetrics } from './hot.ts';
 import { configOf, type Db, engineOf } from './queries.ts';
 import type { ConfigsTable, Database, ResultsTable } from './tables.ts';
 
@@ -79,4 +81,20 @@ export async function agenticPoints(d: Db, q: AgenticQuery): Promise<AgenticCurv
     .orderBy('r.point_id')
     .execute();
   return (rows as unknown as Row[]).map(toAgenticPoint);
+}
+
+/**
+ * The headline metrics (as any point's, from the hot columns) of a run's agentic points, by point id: what
+ * the run page's table shows beside its fixed-seq-len points. Throughput per GPU and TTFT p90 are the
+ * agentic block's (src/store/hot.ts).
+ */
+export async function agenticRunMetrics(d: Db, runId: string): Promise<Map<string, CurveMetrics>> {
+  const rows = await kysely(d)
+    .selectFrom('results as r')
+    .innerJoin('configs as c', 'c.config_key', 'r.config_key')
+    .selectAll('r')
+    .where('r.run_id', '=', runId)
+    .where('c.benchmark_type', '=', 'agentic_traces')
+    .execute();
+  return new Map(rows.map((r) => [r.point_id, curveMetrics(r)]));
 }
