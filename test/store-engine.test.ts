@@ -8,6 +8,7 @@ import { ingestRunDir } from '../src/store/ingest.ts';
 import { chartPoints, configResults, curvePoints, pointOutcomes, runs } from '../src/store/queries.ts';
 import { runRows } from '../src/store/rows.ts';
 import { readRunDir } from '../src/store/run-dir-reader.ts';
+import { AGENTIC_COLUMNS } from '../src/store/tables.ts';
 import { verifyRun } from '../src/store/verify.ts';
 import { runCli, tmpDir } from './helpers.ts';
 import { BACKENDS, freshStore, requirePostgres, tableCounts } from './store-helpers.ts';
@@ -214,7 +215,12 @@ describe.each(BACKENDS)('engine kinds in the store (%s)', (backend) => {
       const plain = (k: string) => k.replace(/\|sim$/, '');
       await db
         .insertInto('configs')
-        .values(rows.configs.map((c) => ({ ...strip(c, ['engine_kind']), config_key: plain(c.config_key) })))
+        .values(
+          rows.configs.map((c) => ({
+            ...strip(c, ['engine_kind', 'benchmark_type', 'kv_offload']),
+            config_key: plain(c.config_key),
+          })),
+        )
         .onConflict((oc) => oc.doNothing())
         .execute();
       await db
@@ -226,7 +232,7 @@ describe.each(BACKENDS)('engine kinds in the store (%s)', (backend) => {
         .values(rows.attempts.map((a) => ({ ...a })) as Record<string, unknown>[])
         .execute();
       const results = rows.results.map((r) => ({
-        ...strip(r, ['engine_kind', 'simulator']),
+        ...strip(r, ['engine_kind', 'simulator', ...AGENTIC_COLUMNS]),
         config_key: plain(r.config_key),
       }));
       await db.insertInto('results').values(results).execute();

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AgenticPointsResponseSchema } from './agentic-curve.ts';
 import { AgenticTraceSchema } from './agentic-trace.ts';
 import { UserCatalogSchema } from './catalog.ts';
 import { ChangelogEntrySchema } from './changelog-entry.ts';
@@ -15,6 +16,7 @@ import { RequestRecordSchema } from './request-record.ts';
 import { PointAttemptSchema, PointSpecSchema, PointStatusSchema, RunManifestSchema } from './run-dir.ts';
 import { RunnerConfigSchema } from './runners.ts';
 import { ScriptedScriptSchema } from './scripted-script.ts';
+import { SessionTimelineSchema } from './session-timeline.ts';
 import { IngestReportSchema, StoredRunSchema, VerifyReportSchema } from './store.ts';
 import { SweepPlanSchema } from './sweep-plan.ts';
 import {
@@ -162,6 +164,18 @@ export const SCHEMAS = {
     schema: ComparePointsResponseSchema,
     io: 'output',
     about: 'GET /api/compare/points (infx serve): the points of a run and its baseline',
+  },
+  'web-agentic-points': {
+    schema: AgenticPointsResponseSchema,
+    io: 'output',
+    about:
+      'GET /api/agentic-points (infx serve): agentic-coding points with their agentic figures (latest per config and users, or one run)',
+  },
+  'web-session-timeline': {
+    schema: SessionTimelineSchema,
+    io: 'output',
+    about:
+      "GET /api/runs/:id/points/:pointId/timeline (infx serve): one lane of an agentic point's requests over time",
   },
   'web-error': {
     schema: ApiErrorSchema,

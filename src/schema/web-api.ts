@@ -272,6 +272,8 @@ export const RunPointSchema = z.strictObject({
     /** requests.jsonl and server.log of the chosen (else newest) attempt, when the run directory is known. */
     requests: z.string().nullable(),
     serverLog: z.string().nullable(),
+    /** An agentic point with its requests on disk: the run page drawing its session timeline. */
+    timeline: z.string().nullable(),
   }),
 });
 export type RunPoint = z.infer<typeof RunPointSchema>;

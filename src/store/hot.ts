@@ -1,6 +1,6 @@
 import type { CurveMetrics } from '../schema/curve.ts';
 import type { PointResult } from '../schema/point-result.ts';
-import { HOT_COLUMNS, type ResultsTable } from './tables.ts';
+import { type AGENTIC_COLUMNS, HOT_COLUMNS, type ResultsTable } from './tables.ts';
 
 /**
  * The hot metric columns of `results`: what charts and comparisons read without parsing result.json.
@@ -12,10 +12,32 @@ export type HotColumns = Pick<ResultsTable, (typeof HOT_COLUMNS)[number]>;
 
 export { HOT_COLUMNS };
 
+/** The agentic hot columns of a point result: null for a fixed-seq-len point. */
+function agenticColumns(r: PointResult): Pick<HotColumns, (typeof AGENTIC_COLUMNS)[number]> {
+  const a = r.agentic;
+  return {
+    e2e_intvty_p50: a?.interactivity.e2eNormIntvty.p50 ?? null,
+    e2e_intvty_p90: a?.interactivity.e2eNormIntvty.p90 ?? null,
+    gen_intvty_p90: a?.interactivity.intvty.p90 ?? null,
+    theoretical_cache_hit_rate: a?.cache.theoreticalCacheHitRate ?? null,
+    // result.json does not carry the server's scraped cache metrics yet: not measured, never a zero.
+    server_cache_hit_rate: null,
+    submission_valid: a === undefined ? null : a.submissionValid ? 1 : 0,
+  };
+}
+
+/**
+ * An agentic point's throughput per GPU and TTFT p90 are its agentic block's (client-metrics §4.4: per
+ * GPU over every allocated GPU, the reference's percentiles), so its chart and table show the reference's
+ * figures; the other columns are the ordinary fields, the same records seen as any point.
+ */
 export function hotColumns(r: PointResult): HotColumns {
-  const { perGpu } = r.throughput;
+  const a = r.agentic;
+  const perGpu =
+    a?.throughput?.perGpu ?? (a ? { total: null, output: null, input: null } : r.throughput.perGpu);
   const { ttftMs, e2elMs } = r.latency;
   return {
+    ...agenticColumns(r),
     tput_per_gpu: perGpu.total,
     output_tput_per_gpu: perGpu.output,
     input_tput_per_gpu: perGpu.input,
@@ -23,7 +45,7 @@ export function hotColumns(r: PointResult): HotColumns {
     intvty_p90: r.interactivity.p90,
     intvty_p99: r.interactivity.p99,
     ttft_median_ms: ttftMs.median,
-    ttft_p90_ms: ttftMs.p90,
+    ttft_p90_ms: a ? a.latency.ttftMs.p90 : ttftMs.p90,
     ttft_p99_ms: ttftMs.p99,
     e2el_median_ms: e2elMs.median,
     e2el_p90_ms: e2elMs.p90,

@@ -179,16 +179,19 @@ export function agenticIdentity(row: AgenticRow): AgenticIdentity {
   };
 }
 
+/** An agentic identity's KV offload as its key writes it, without the `kv`: `none`, `dram-hicache@1.2`. */
+export function offloadLabel(id: AgenticIdentity): string {
+  const b = id.offload.backend;
+  return b === null ? id.offload.mode : `${id.offload.mode}-${b.name}${b.version ? `@${b.version}` : ''}`;
+}
+
 /**
  * The canonical key of an agentic identity: the fixed key's deployment fields, then `agentic_traces` where
  * a fixed key has its lengths (so the two never meet), then the offload (`kvnone`, `kvdram-hicache@1.2`),
  * and `|sim` for a simulated result.
  */
 export function agenticConfigKey(id: AgenticIdentity, engine: EngineKind): string {
-  const b = id.offload.backend;
-  const offload =
-    b === null ? `kv${id.offload.mode}` : `kv${id.offload.mode}-${b.name}${b.version ? `@${b.version}` : ''}`;
-  const key = [...deploymentFields(id), id.benchmarkType, offload].join('|');
+  const key = [...deploymentFields(id), id.benchmarkType, `kv${offloadLabel(id)}`].join('|');
   return engine === 'simulated' ? key + SIMULATED_KEY_SUFFIX : key;
 }
 

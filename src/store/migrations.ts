@@ -345,10 +345,47 @@ const engine: Migration = {
   // No down: the split of simulated from real keys is not undone.
 };
 
+/**
+ * Agentic points (client-metrics §4.4, §7.6): a config's benchmark type (`agentic_traces` configs have no
+ * lengths: isl and osl 0) and its KV offload, and the agentic metrics as hot columns of results and
+ * latest_results, null for fixed-seq-len points. What is stored is fixed-seq-len: the defaults label it.
+ */
+const agentic: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .alterTable('configs')
+      .addColumn('benchmark_type', 'text', (c) =>
+        c
+          .notNull()
+          .defaultTo('fixed_seq_len')
+          .check(oneOf('benchmark_type', ['fixed_seq_len', 'agentic_traces'])),
+      )
+      .execute();
+    await db.schema.alterTable('configs').addColumn('kv_offload', 'text').execute();
+    for (const table of ['results', 'latest_results']) {
+      for (const col of [
+        'e2e_intvty_p50',
+        'e2e_intvty_p90',
+        'gen_intvty_p90',
+        'theoretical_cache_hit_rate',
+        'server_cache_hit_rate',
+      ])
+        await db.schema.alterTable(table).addColumn(col, 'double precision').execute();
+      await db.schema
+        .alterTable(table)
+        .addColumn('submission_valid', 'integer', (c) =>
+          c.check(sql`submission_valid is null or ${bool('submission_valid')}`),
+        )
+        .execute();
+    }
+  },
+};
+
 /** Every migration, by name; names sort in the order they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
   '0002_engine': engine,
+  '0003_agentic': agentic,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

@@ -126,8 +126,14 @@ async function withConfigs(db: Kysely<Database>, rows: readonly PointRow[]): Pro
   const configs = await inChunks(keys, (chunk) =>
     db.selectFrom('configs').selectAll().where('config_key', 'in', chunk).execute(),
   );
-  const byKey = new Map(configs.map((c) => [c.config_key, configOf(c)]));
-  return rows.map((r) => toCurvePoint(r, byKey.get(r.config_key)!));
+  // Fixed-seq-len curves only: an agentic_traces config has no lengths (src/store/agentic-queries.ts reads it).
+  const byKey = new Map(
+    configs.filter((c) => c.benchmark_type === 'fixed_seq_len').map((c) => [c.config_key, configOf(c)]),
+  );
+  return rows.flatMap((r) => {
+    const config = byKey.get(r.config_key);
+    return config === undefined ? [] : [toCurvePoint(r, config)];
+  });
 }
 
 export async function curvePoints(d: Db, q: CurveQuery): Promise<CurvePoint[]> {

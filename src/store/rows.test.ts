@@ -1,8 +1,21 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AGENTIC_BENCH, agenticRow, fixedRow, LEGACY_FIXED_BENCH } from '../../test/rows.ts';
 import type { MatrixRow } from '../schema/matrix-row.ts';
 import { type PointBench, PointBenchSchema, type PointSpec, type RunManifest } from '../schema/run-dir.ts';
 import { runRows } from './rows.ts';
+
+// Whether agentic points can run is metrics/aggregate.ts's to say; both answers are tested here.
+const gate = vi.hoisted(() => ({ agenticRunnable: false }));
+vi.mock('../metrics/aggregate.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../metrics/aggregate.ts')>();
+  return {
+    ...real,
+    notRunnable: (kind: Parameters<typeof real.notRunnable>[0]) =>
+      kind === 'agentic-coding' && gate.agenticRunnable
+        ? null
+        : (real.notRunnable(kind) ?? (kind === 'agentic-coding' ? { store: 'not runnable yet' } : null)),
+  };
+});
 
 const FIXED = PointBenchSchema.parse(LEGACY_FIXED_BENCH);
 const AGENTIC = AGENTIC_BENCH;
@@ -52,22 +65,37 @@ function rowsOf(specs: PointSpec[]) {
 }
 
 describe('runRows by workload kind', () => {
-  it('stores fixed-seq-len points under their config key and refuses the others, saying why', () => {
-    const rows = rowsOf([
-      spec('fixed', fixedRow(), FIXED),
-      spec('agentic', agenticRow(8, 4), AGENTIC),
-      spec('agentic-row', agenticRow(8, 4), FIXED),
-      spec('agentic-bench', fixedRow(), AGENTIC),
-    ]);
+  const specs = () => [
+    spec('fixed', fixedRow(), FIXED),
+    spec('agentic', agenticRow(8, 4), AGENTIC),
+    spec('agentic-row', agenticRow(8, 4), FIXED),
+    spec('agentic-bench', fixedRow(), AGENTIC),
+  ];
+
+  it('refuses agentic points while their kind cannot run, saying why', () => {
+    gate.agenticRunnable = false;
+    const rows = rowsOf(specs());
     expect(rows.points.map((p) => [p.point_id, p.outcome])).toEqual([['fixed', 'missing']]);
     expect(rows.configs).toHaveLength(1);
     expect(rows.configs[0]?.config_key).toMatch(/\|8192\|1024\|sim$/);
-    const agentic = 'an agentic point: the store holds fixed-seq-len points only; not stored';
-    expect(rows.issues.map((i) => [i.pointId, i.problem])).toEqual([
-      ['agentic', agentic],
-      ['agentic-row', agentic],
-      ['agentic-bench', agentic],
-    ]);
+    expect(rows.issues.map((i) => i.pointId)).toEqual(['agentic', 'agentic-row', 'agentic-bench']);
     expect(rows.issues[0]?.file).toBe('/runs/r1/manifest.json');
+  });
+
+  it('stores agentic points under their agentic_traces key once they can run; a mixed plan names no curve', () => {
+    gate.agenticRunnable = true;
+    const rows = rowsOf(specs());
+    expect(rows.points.map((p) => [p.point_id, p.outcome])).toEqual([
+      ['fixed', 'missing'],
+      ['agentic', 'missing'],
+    ]);
+    const agentic = rows.configs.find((c) => c.benchmark_type === 'agentic_traces');
+    expect(agentic).toMatchObject({ isl: 0, osl: 0, kv_offload: 'none' });
+    expect(agentic?.config_key).toMatch(/\|agentic_traces\|kvnone\|sim$/);
+    expect(rows.configs.find((c) => c.benchmark_type === 'fixed_seq_len')?.kv_offload).toBeNull();
+    expect(rows.issues.map((i) => [i.pointId, i.problem])).toEqual([
+      ['agentic-row', 'its row is a agentic-coding row but its bench a fixed-seq-len one; not stored'],
+      ['agentic-bench', 'its row is a fixed-seq-len row but its bench a agentic-coding one; not stored'],
+    ]);
   });
 });

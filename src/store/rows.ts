@@ -1,9 +1,9 @@
 import { notRunnable } from '../metrics/aggregate.ts';
-import type { ConfigIdentity, EngineKind } from '../schema/curve.ts';
+import type { EngineKind } from '../schema/curve.ts';
 import type { PointPhase, PointSpec } from '../schema/run-dir.ts';
 import type { AttemptSummary, IngestPoint, InputIssue, PointOutcome } from '../schema/store.ts';
-import { type OfKind, rowWorkloadKind } from '../schema/workload.ts';
-import { type PointIdentity, pointConfigKey, pointIdentity } from './identity.ts';
+import { rowWorkloadKind } from '../schema/workload.ts';
+import { offloadLabel, type PointIdentity, pointConfigKey, pointIdentity } from './identity.ts';
 import type { AttemptFiles, PointFiles, RunDirContents } from './run-dir-reader.ts';
 import type {
   AttemptsTable,
@@ -82,26 +82,22 @@ export const pointEngine = (spec: PointSpec, chosen: AttemptFiles | null): Engin
 
 /**
  * A planned point's identity, or why it cannot be stored: its kind cannot run (metrics/aggregate.ts says
- * why), its row and bench disagree on the kind (it names no curve), or the tables have no columns for its
- * kind yet (they hold the lengths of fixed-seq-len points).
+ * why), or its row and bench disagree on the kind (it names no curve).
  */
-function storable(
-  spec: PointSpec,
-): { problem: string } | { identity: OfKind<PointIdentity, 'fixed-seq-len'> } {
+function storable(spec: PointSpec): { problem: string } | { identity: PointIdentity } {
   const rowKind = rowWorkloadKind(spec.row);
   const missing = notRunnable(rowKind) ?? notRunnable(spec.bench.kind);
   if (missing) return { problem: missing.store };
   const identity = pointIdentity(spec);
   if (identity === null)
     return { problem: `its row is a ${rowKind} row but its bench a ${spec.bench.kind} one; not stored` };
-  if (identity.kind !== 'fixed-seq-len')
-    return { problem: `a ${identity.kind} point: the store holds fixed-seq-len points only; not stored` };
   return { identity };
 }
 
 const bit = (b: boolean) => (b ? 1 : 0);
 
-function configRow(key: string, id: ConfigIdentity, engine: EngineKind): ConfigsTable {
+function configRow(key: string, identity: PointIdentity, engine: EngineKind): ConfigsTable {
+  const id = identity.config;
   const pool = (p: 'prefill' | 'decode') => {
     const v = id[p];
     return {
@@ -126,8 +122,11 @@ function configRow(key: string, id: ConfigIdentity, engine: EngineKind): Configs
     multi_node: bit(id.multiNode),
     ...pool('prefill'),
     ...pool('decode'),
-    isl: id.isl,
-    osl: id.osl,
+    // An agentic_traces config has no lengths: 0, with its benchmark type saying why.
+    isl: id.isl ?? 0,
+    osl: id.osl ?? 0,
+    benchmark_type: identity.kind === 'agentic-coding' ? 'agentic_traces' : 'fixed_seq_len',
+    kv_offload: identity.kind === 'agentic-coding' ? offloadLabel(identity.config) : null,
     engine_kind: engine,
   } as ConfigsTable;
 }
@@ -210,13 +209,12 @@ export function runRows(c: RunDirContents): RunRows {
       continue;
     }
     const { identity } = s;
-    const id = identity.config;
     const choice = choosePoint(p);
     const chosen = choice.attempt;
     const engine = pointEngine(spec, chosen);
     out.engines[engine]++;
     const key = pointConfigKey(identity, engine);
-    if (!configs.has(key)) configs.set(key, configRow(key, id, engine));
+    if (!configs.has(key)) configs.set(key, configRow(key, identity, engine));
     out.points.push({
       run_id: runId,
       point_id: spec.pointId,

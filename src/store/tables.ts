@@ -70,8 +70,13 @@ export interface ConfigsTable {
   decode_pcp: number;
   decode_workers: number;
   decode_gpus: number;
+  /** 0 for an agentic_traces config (a replay has no lengths; benchmark_type says so). */
   isl: number;
   osl: number;
+  /** fixed_seq_len or agentic_traces (0003_agentic); an agentic config's key ends in its kv offload. */
+  benchmark_type: string;
+  /** Agentic configs: the KV offload measured (`none`, `dram`, `dram-hicache@1.2`); null for fixed ones. */
+  kv_offload: string | null;
   /** simulated or real: what served the results of this key (simulated keys end in `|sim`). */
   engine_kind: string;
 }
@@ -120,10 +125,29 @@ export interface ResultsTable {
   e2el_p99_ms: number | null;
   /** Null: power was not measured. */
   joules_per_output_token: number | null;
+  /** Agentic points only (0003_agentic; null for a fixed-seq-len point): the result's agentic block. */
+  e2e_intvty_p50: number | null;
+  e2e_intvty_p90: number | null;
+  gen_intvty_p90: number | null;
+  theoretical_cache_hit_rate: number | null;
+  /** Scraped from the server's /metrics; null: not measured. */
+  server_cache_hit_rate: number | null;
+  /** 0/1; null: not an agentic point. */
+  submission_valid: number | null;
   valid: number;
   /** SHA-256 of the stored result.json (result_documents). */
   result_sha256: string;
 }
+
+/** The agentic hot columns of `results` (0003_agentic): null for a fixed-seq-len point. */
+export const AGENTIC_COLUMNS = [
+  'e2e_intvty_p50',
+  'e2e_intvty_p90',
+  'gen_intvty_p90',
+  'theoretical_cache_hit_rate',
+  'server_cache_hit_rate',
+  'submission_valid',
+] as const satisfies readonly (keyof ResultsTable)[];
 
 /** The hot metric columns of `results` (src/store/hot.ts maps them to and from point results). */
 export const HOT_COLUMNS = [
@@ -140,6 +164,7 @@ export const HOT_COLUMNS = [
   'e2el_p90_ms',
   'e2el_p99_ms',
   'joules_per_output_token',
+  ...AGENTIC_COLUMNS,
 ] as const satisfies readonly (keyof ResultsTable)[];
 
 /** The whole result.json of a result, kept apart so chart queries never read past the hot columns. */

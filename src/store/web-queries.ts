@@ -44,11 +44,12 @@ export interface AvailabilityRow {
   framework: string;
 }
 
-/** Every (config, run) with at least one stored result. */
+/** Every fixed-seq-len (config, run) with at least one stored result (agentic configs have no lengths). */
 export async function availabilityRows(d: Db): Promise<AvailabilityRow[]> {
   const rows = await kysely(d)
     .selectFrom((eb) => eb.selectFrom('results').select(['config_key', 'run_id']).distinct().as('x'))
     .innerJoin('configs as c', 'c.config_key', 'x.config_key')
+    .where('c.benchmark_type', '=', 'fixed_seq_len')
     .select([
       'x.config_key',
       'x.run_id',
@@ -118,6 +119,7 @@ export async function latestPointsOfStatus(
       ),
     )
     .where('u.status', '=', status)
+    .where('c.benchmark_type', '=', 'fixed_seq_len')
     .$if(q.isl !== undefined, (b) => b.where('c.isl', '=', q.isl!).where('c.osl', '=', q.osl!))
     .$if(q.model !== undefined, (b) => b.where('c.model', '=', q.model!));
   const rows = await db

@@ -1,3 +1,5 @@
+import { AgenticPointsQuerySchema } from '../../schema/agentic-curve.ts';
+import { TimelineQuerySchema } from '../../schema/session-timeline.ts';
 import {
   CompareQuerySchema,
   ExportQuerySchema,
@@ -9,10 +11,12 @@ import {
 import { resolveFilters } from '../availability.ts';
 import { pointsCsv } from '../csv.ts';
 import { badRequest, HttpError, notFound, parseQuery } from '../http.ts';
+import { agenticPointsOf } from './agentic-points.ts';
 import { compareReport, compareSides } from './compare.ts';
 import { type ApiContext, type ApiResponse, json } from './context.ts';
 import { selectPoints } from './points.ts';
 import { listRuns, pointFile, pointResult, runDetail } from './runs.ts';
+import { sessionTimeline } from './timeline.ts';
 
 /** The API's routes: GET (and HEAD) only; every other method is a 405, every other path a 404. */
 
@@ -20,11 +24,13 @@ export const API_ROUTES = [
   'GET /api/health',
   'GET /api/filters',
   'GET /api/points',
+  'GET /api/agentic-points',
   'GET /api/export.csv',
   'GET /api/runs',
   'GET /api/runs/:id',
   'GET /api/runs/:id/points/:pointId/result',
   'GET /api/runs/:id/points/:pointId/files/:name',
+  'GET /api/runs/:id/points/:pointId/timeline',
   'GET /api/compare',
   'GET /api/compare/points',
 ] as const;
@@ -67,6 +73,9 @@ export async function routeApi(
     case 'points':
       if (s.length !== 1) break;
       return json(await selectPoints(ctx, parseQuery(PointsQuerySchema, params)));
+    case 'agentic-points':
+      if (s.length !== 1) break;
+      return json(await agenticPointsOf(ctx, parseQuery(AgenticPointsQuerySchema, params)));
     case 'export.csv': {
       if (s.length !== 1) break;
       const q = parseQuery(ExportQuerySchema, params);
@@ -95,6 +104,8 @@ export async function routeApi(
         noQuery(params);
         return pointResult(ctx, id, pointId);
       }
+      if (s.length === 5 && kind === 'timeline')
+        return json(await sessionTimeline(ctx, id, pointId, parseQuery(TimelineQuerySchema, params)));
       if (s.length === 6 && kind === 'files' && name !== undefined)
         return pointFile(ctx, id, pointId, name, parseQuery(FileQuerySchema, params).attempt);
       break;

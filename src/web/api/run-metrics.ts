@@ -1,5 +1,6 @@
 import type { CurveMetrics } from '../../schema/curve.ts';
 import type { RunPoint } from '../../schema/web-api.ts';
+import { agenticRunMetrics } from '../../store/agentic-queries.ts';
 import type { Store } from '../../store/db.ts';
 import { curvePoints } from '../../store/queries.ts';
 
@@ -30,8 +31,9 @@ function requestsOf(resultJson: string): RunPoint['requests'] {
 }
 
 export async function runPointFacts(store: Store, runId: string): Promise<Map<string, PointFacts>> {
-  const [points, docs] = await Promise.all([
+  const [points, agentic, docs] = await Promise.all([
     curvePoints(store, { runId }),
+    agenticRunMetrics(store, runId),
     store.db
       .selectFrom('result_documents')
       .select(['point_id', 'result_json'])
@@ -39,7 +41,9 @@ export async function runPointFacts(store: Store, runId: string): Promise<Map<st
       .execute(),
   ]);
   const requests = new Map(docs.map((d) => [d.point_id, requestsOf(d.result_json)]));
-  return new Map(
-    points.map((p) => [p.pointId, { metrics: p.metrics, requests: requests.get(p.pointId) ?? null }]),
-  );
+  const metrics: [string, CurveMetrics][] = [
+    ...points.map((p): [string, CurveMetrics] => [p.pointId, p.metrics]),
+    ...agentic,
+  ];
+  return new Map(metrics.map(([id, m]) => [id, { metrics: m, requests: requests.get(id) ?? null }]));
 }

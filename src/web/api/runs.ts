@@ -1,4 +1,4 @@
-import { curveLabel } from '../../analysis/labels.ts';
+import { configLabel, curveLabel, engineSuffix } from '../../analysis/labels.ts';
 import type { EngineKind } from '../../schema/curve.ts';
 import {
   ATTEMPT_FILES,
@@ -125,7 +125,10 @@ async function buildDetail(ctx: ApiContext, run: StoredRun, located: Located): P
         pointId: p.point_id,
         index: p.point_index,
         configKey: p.config_key,
-        label: curveLabel(configOf(p), p.engine_kind as EngineKind),
+        label:
+          p.benchmark_type === 'agentic_traces'
+            ? `${p.model} agentic ${configLabel(configOf(p))} kv${p.kv_offload ?? 'none'}${engineSuffix(p.engine_kind as EngineKind)}`
+            : curveLabel(configOf(p), p.engine_kind as EngineKind),
         engine: { kind: p.engine_kind as EngineKind, simulator: p.simulator },
         conc: p.conc,
         gpus: p.gpus,
@@ -144,6 +147,10 @@ async function buildDetail(ctx: ApiContext, run: StoredRun, located: Located): P
           result: p.valid === null ? null : `${pointPath(runId, p.point_id)}/result`,
           requests: shown?.files[ATTEMPT_FILES.requests] ?? null,
           serverLog: shown?.files[ATTEMPT_FILES.log] ?? null,
+          timeline:
+            p.benchmark_type === 'agentic_traces' && shown?.files[ATTEMPT_FILES.requests]
+              ? `/runs/${encodeURIComponent(runId)}?timeline=${encodeURIComponent(p.point_id)}#timeline`
+              : null,
         },
       };
     }),

@@ -4,6 +4,7 @@ import './styles/controls.css';
 import './styles/chart.css';
 import './styles/tables.css';
 import { clear, h } from './dom.ts';
+import { agenticView } from './views/agentic.ts';
 import { compareView } from './views/compare.ts';
 import { inferenceView } from './views/inference.ts';
 import { runView } from './views/run.ts';
@@ -12,11 +13,12 @@ import type { View } from './views/view.ts';
 
 /**
  * The dashboard's entry: a header with the views and a client-side router over the paths the server
- * answers with this page (/, /runs, /runs/:id, /compare). Links inside the app navigate without a reload.
+ * answers with this page (/, /agentic, /runs, /runs/:id, /compare). Links inside the app navigate without a reload.
  */
 
 const NAV: [string, string][] = [
   ['/', 'Inference'],
+  ['/agentic', 'Agentic'],
   ['/runs', 'Runs'],
   ['/compare', 'Compare'],
 ];
@@ -51,6 +53,7 @@ function route(): void {
   else if (path === '/runs' || path === '/runs/') current = runsView(main);
   else if (run) current = runView(main, decodeURIComponent(run[1]!));
   else if (path === '/compare') current = compareView(main);
+  else if (path === '/agentic') current = agenticView(main);
   else {
     main.append(
       h('section', { class: 'card' }, h('h1', null, 'Not found'), h('p', null, `No page at ${path}.`)),

@@ -1,6 +1,6 @@
 import { COLUMN_HEADING } from '../../../analysis/axes.ts';
 import type { RunAttempt, RunPoint } from '../../../schema/web-api.ts';
-import { breakable, h } from '../dom.ts';
+import { appLink, breakable, h } from '../dom.ts';
 import { fmt, shellQuote } from '../format.ts';
 
 /**
@@ -97,6 +97,7 @@ export function pointRow(p: RunPoint): HTMLElement {
     p.links.serverLog
       ? h('a', { href: p.links.serverLog, target: '_blank', rel: 'noopener' }, 'server log')
       : null,
+    p.links.timeline ? appLink(p.links.timeline, 'timeline', { 'data-testid': 'timeline-link' }) : null,
   ].filter((a): a is HTMLAnchorElement => a !== null);
   return h(
     'tr',

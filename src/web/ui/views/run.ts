@@ -4,11 +4,12 @@ import { getJson } from '../api.ts';
 import { clear, h } from '../dom.ts';
 import { runHead } from './run-head.ts';
 import { METRICS, pointRow } from './run-points.ts';
+import { runTimeline } from './run-timeline.ts';
 import type { View } from './view.ts';
 
 /**
  * `/runs/:id`: the run (run-head.ts) and every planned point (run-points.ts), filtered by outcome and
- * shown a page at a time.
+ * shown a page at a time; with `?timeline=<point>`, an agentic point's session timeline (run-timeline.ts).
  */
 
 const PAGE = 300;
@@ -99,6 +100,8 @@ export function runView(root: HTMLElement, runId: string): View {
       ),
     );
     fill();
+    const timeline = new URLSearchParams(location.search).get('timeline');
+    if (timeline !== null) view.insertBefore(runTimeline(runId, timeline), view.children[1] ?? null);
     if (location.hash) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
   }
 
