@@ -20,8 +20,8 @@ function agenticColumns(r: PointResult): Pick<HotColumns, (typeof AGENTIC_COLUMN
     e2e_intvty_p90: a?.interactivity.e2eNormIntvty.p90 ?? null,
     gen_intvty_p90: a?.interactivity.intvty.p90 ?? null,
     theoretical_cache_hit_rate: a?.cache.theoreticalCacheHitRate ?? null,
-    // result.json does not carry the server's scraped cache metrics yet: not measured, never a zero.
-    server_cache_hit_rate: null,
+    // From the server's own /metrics over the profiling phase; null when it had none (not measured, never 0).
+    server_cache_hit_rate: a?.server?.cache.overall_cache_hit_rate ?? null,
     submission_valid: a === undefined ? null : a.submissionValid ? 1 : 0,
   };
 }

@@ -106,6 +106,7 @@ export function agenticBlock(users: number, submissionValid = true): AgenticMetr
     errorGate: { errors: 0, completed: 100, threshold: 0.1, passed: true, message: null },
     submissionValid,
     submissionInvalidReasons: submissionValid ? [] : ['duration_below_submission_minimum'],
+    server: null,
   };
 }
 
