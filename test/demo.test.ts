@@ -26,8 +26,9 @@ describe('infx demo', () => {
       await load.stop();
     }
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stderr).toContain('infx demo: sweeping examples/demo.yaml on the simulated engine');
-    expect(first.stderr).toMatch(/sweep done: 6 points ok, 0 failed/);
+    expect(first.stderr).toContain('infx demo: sweeping examples/demo.yaml and examples/demo-agentic.yaml');
+    // The agentic point runs a shortened replay: measured, never a valid submission (under 900 s).
+    expect(first.stderr).toMatch(/sweep done: 6 points ok, 1 not valid, 0 failed/);
     expect(first.stderr).toContain('run demo (unofficial)');
     expect(first.stderr).toContain("simulated: every result from infx's simulated engine");
     expect(existsSync(join(dir, 'runs/demo/manifest.json'))).toBe(true);
@@ -35,7 +36,7 @@ describe('infx demo', () => {
 
     const second = await infx(args);
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toMatch(/reused the earlier demo sweep: 6 points ok/);
+    expect(second.stderr).toMatch(/reused the earlier demo sweep: 7 points ok/);
     expect(second.stderr).not.toContain('attempt 1 started');
 
     const server = await startWebServer({ db: join(dir, 'infx.db'), port: 0, runsDirs: [join(dir, 'runs')] });
@@ -99,6 +100,19 @@ describe('infx demo', () => {
       expect(runs.map((r) => [r.runId, r.status, r.engine.kind])).toEqual([
         ['demo', 'unofficial', 'simulated'],
       ]);
+      // The agentic replay's point: stored under its agentic key, simulated, with the reference's figures.
+      const agentic = (await api('/api/agentic-points?status=unofficial')) as {
+        users: number;
+        configKey: string;
+        valid: boolean;
+        metrics: { e2eNormIntvty: { p90: number | null }; submissionValid: boolean | null };
+      }[];
+      expect(agentic.map((p) => p.users)).toEqual([2]);
+      for (const p of agentic) {
+        expect(p.configKey).toMatch(/\|agentic_traces\|kvnone\|sim$/);
+        expect(p.metrics.e2eNormIntvty.p90).toBeGreaterThan(0);
+        expect(p.metrics.submissionValid).toBe(false);
+      }
       const filters = (await api('/api/filters')) as { selection: { status: string; model: string } };
       expect(filters.selection).toMatchObject({ status: 'unofficial', model: 'llama70b' });
     } finally {

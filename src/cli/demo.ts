@@ -36,7 +36,7 @@ async function demo(f: DemoFlags, io: CliIO, version: string): Promise<number> {
   let sweep: Awaited<ReturnType<typeof demoSweep>>;
   try {
     io.stderr(
-      `infx demo: sweeping examples/demo.yaml on the simulated engine (${f.simTimeScale === 'auto' ? 'each point as fast as this host sustains' : `${f.simTimeScale}x real time`}; every figure is simulated)\n`,
+      `infx demo: sweeping examples/demo.yaml and examples/demo-agentic.yaml (an agentic replay of a synthetic corpus) on the simulated engine (${f.simTimeScale === 'auto' ? 'each point as fast as this host sustains' : `${f.simTimeScale}x real time`}; every figure is simulated)\n`,
     );
     sweep = await demoSweep(options, {
       log: reporter.log,
@@ -80,7 +80,9 @@ async function demo(f: DemoFlags, io: CliIO, version: string): Promise<number> {
     return 1;
   }
   // The demo's results are stored as unofficial (they are simulated): open the view that shows them.
-  io.stdout(`infx demo: the dashboard is at ${server.url}/?status=unofficial  (Ctrl-C to stop)\n`);
+  io.stdout(
+    `infx demo: the dashboard is at ${server.url}/?status=unofficial, the agentic replay at ${server.url}/agentic?status=unofficial  (Ctrl-C to stop)\n`,
+  );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);

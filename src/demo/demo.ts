@@ -1,24 +1,47 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REFERENCE_BENCH } from '../schema/reference-client.ts';
 import type { IngestReport } from '../schema/store.ts';
 import { openStore } from '../store/db.ts';
 import { ingestRunDir } from '../store/ingest.ts';
+import { agenticPlanDefaults } from '../sweep/agentic-corpus.ts';
 import { createRun } from '../sweep/create-run.ts';
 import { executeRun } from '../sweep/execute.ts';
 import { acquireRunLock, describeHolder } from '../sweep/lock.ts';
 import { manifestPath } from '../sweep/run-dir.ts';
 import type { SweepHooks, SweepOutcome } from '../sweep/sweep.ts';
+import { writeSynthCorpusFile } from '../workload/agentic/synth.ts';
 
 /**
- * `npm run demo`: the whole pipeline on one machine. A small sweep (examples/demo.yaml) on the simulated
+ * `npm run demo`: the whole pipeline on one machine. A small sweep (examples/demo.yaml, and the AgentX replay
+ * of examples/demo-agentic.yaml over a synthetic corpus) on the simulated
  * engine, time-scaled, into `<dir>/runs/demo`; its results ingested into the store; the dashboard over
  * them. A second run reuses the first: the sweep resumes (nothing left to do when it finished) and the
  * ingest changes nothing. Sits above every layer, like the CLI.
  */
 
 export const DEMO_RUN_ID = 'demo';
+
+/**
+ * The demo's agentic corpus: a few synthetic traces within a 256k context (the same bytes for the seed, so
+ * a resumed demo replays what it planned), replayed agentx-fast for a shortened profiling phase. Under the
+ * reference's 900 s minimum its points are measured and shown but never valid submissions.
+ */
+export const DEMO_AGENTIC = { traces: 6, seed: 0, maxContext: 256_000, durationS: 180 } as const;
+
+/** Writes the demo's corpus once; later demos find it (its bytes never change for the seed). */
+export function demoCorpus(dir: string): string {
+  const path = join(dir, 'traces', 'demo-synth.jsonl');
+  if (!existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeSynthCorpusFile(
+      { traces: DEMO_AGENTIC.traces, seed: DEMO_AGENTIC.seed, maxContext: DEMO_AGENTIC.maxContext },
+      path,
+    );
+  }
+  return path;
+}
 
 export interface DemoOptions {
   /** Where the demo keeps its runs (default .infx, beside the store). */
@@ -73,7 +96,7 @@ async function sweepLocked(
         kind: 'configs',
         request: {
           command: 'full-sweep',
-          configFiles: [join(examples, 'demo.yaml')],
+          configFiles: [join(examples, 'demo.yaml'), join(examples, 'demo-agentic.yaml')],
           runnerConfig: join(examples, 'runners.yaml'),
           evalMode: 'no-evals',
           evalGrouping: 'reference',
@@ -93,6 +116,11 @@ async function sweepLocked(
         acceptance: 'golden',
       },
       faults: [],
+      agentic: await agenticPlanDefaults([demoCorpus(o.dir)], {
+        maxContextTokens: null,
+        fast: true,
+        durationS: DEMO_AGENTIC.durationS,
+      }),
       version: o.version,
     });
   }
