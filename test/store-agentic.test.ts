@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { agenticPoints } from '../src/store/agentic-queries.ts';
 import { ingestRunDir } from '../src/store/ingest.ts';
 import { chartPoints, curvePoints } from '../src/store/queries.ts';
@@ -8,13 +8,6 @@ import { tmpDir } from './helpers.ts';
 import { BACKENDS, freshStore, requirePostgres } from './store-helpers.ts';
 import { agenticFigures, writeAgenticRun } from './support/agentic-run.ts';
 import { syntheticRow, writeSyntheticRun } from './support/synthetic.ts';
-
-// The agentic aggregator is registered by metrics/aggregate.ts; until then it says agentic points cannot
-// be stored. These tests are of the store once they can: notRunnable answers null for every kind.
-vi.mock('../src/metrics/aggregate.ts', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('../src/metrics/aggregate.ts')>()),
-  notRunnable: () => null,
-}));
 
 requirePostgres();
 

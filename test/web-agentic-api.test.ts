@@ -1,6 +1,6 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgenticPointsResponseSchema } from '../src/schema/agentic-curve.ts';
 import { SessionTimelineSchema } from '../src/schema/session-timeline.ts';
 import { ApiErrorSchema, RunDetailSchema } from '../src/schema/web-api.ts';
@@ -11,12 +11,6 @@ import { startWebServer, type WebServer } from '../src/web/server.ts';
 import { tmpDir } from './helpers.ts';
 import { arec } from './support/agentic-records.ts';
 import { agenticFigures, laneRequests, writeAgenticRun } from './support/agentic-run.ts';
-
-// Agentic points are stored once metrics/aggregate.ts registers their aggregator; until then, as if it had.
-vi.mock('../src/metrics/aggregate.ts', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('../src/metrics/aggregate.ts')>()),
-  notRunnable: () => null,
-}));
 
 /** The dashboard's agentic endpoints on a hand-built agentic run: its points, and a lane's timeline. */
 

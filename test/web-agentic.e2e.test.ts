@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store/db.ts';
 import { ingestRunDir } from '../src/store/ingest.ts';
 import { startWebServer, type WebServer } from '../src/web/server.ts';
@@ -12,12 +12,6 @@ import { buildUi } from './web-helpers.ts';
 
 // In page.evaluate callbacks only: they run in Chromium.
 declare const document: PageDocument;
-
-// Agentic points are stored once metrics/aggregate.ts registers their aggregator; until then, as if it had.
-vi.mock('../src/metrics/aggregate.ts', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('../src/metrics/aggregate.ts')>()),
-  notRunnable: () => null,
-}));
 
 /**
  * The agentic view and the run page's session timeline in Chromium, on a hand-built agentic run stored in

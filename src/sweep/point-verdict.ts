@@ -38,6 +38,10 @@ export function judge(result: PointResult, engineDied: string | null, stopped = 
 /** Why a result that ran to its end is not valid (who set the pace). */
 export function invalidReason(r: PointResult): string {
   const why = [
+    // An agentic point: why the reference would not take it as a submission.
+    ...(r.agentic && !r.agentic.submissionValid
+      ? [`not a valid submission: ${r.agentic.submissionInvalidReasons.join(', ')}`]
+      : []),
     ...(r.engine.engineLimited ? r.engine.reasons.map((x) => `engine-limited: ${x}`) : []),
     ...(r.client.clientLimited ? r.client.reasons.map((x) => `client-limited: ${x}`) : []),
   ];

@@ -1,0 +1,138 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { startWebServer } from '../src/web/server.ts';
+import { tmpDir } from './helpers.ts';
+import type { PageDocument } from './page-dom.ts';
+import { infx } from './sweep-helpers.ts';
+import { buildUi } from './web-helpers.ts';
+
+// In page.evaluate callbacks only: they run in Chromium.
+declare const document: PageDocument;
+
+/**
+ * AgentX end to end, as CI runs it: `infx trace synth` writes a corpus, `infx sweep --traces` runs an
+ * agentic-coding config on the simulated engine (a fresh engine per point, the replay against it), `infx
+ * ingest` stores it, and the dashboard draws the point on /agentic and its session timeline in Chromium.
+ * Skips where /usr/bin/chromium is missing, unless INFX_REQUIRE_CHROMIUM=1.
+ */
+
+const CHROMIUM = process.env.INFX_CHROMIUM ?? '/usr/bin/chromium';
+const available = existsSync(CHROMIUM) || process.env.INFX_REQUIRE_CHROMIUM === '1';
+
+const CONFIG = `dsv4flash-fp8-h200-vllm-agentic:
+  image: vllm/vllm-openai:v0.25.0
+  model: deepseek-ai/DeepSeek-V4-Flash
+  model-prefix: dsv4flash
+  runner: cluster:h200-sim
+  precision: fp8
+  framework: vllm
+  multinode: false
+  scenarios:
+    agentic-coding:
+      - search-space:
+          - { tp: 8, kv-offloading: none, conc-list: [2] }
+`;
+
+describe.skipIf(!available)('an agentic sweep → ingest → dashboard', () => {
+  it('sweeps an agentic config on the simulated engine, stores it and draws it with its timeline', async () => {
+    const dir = tmpDir('infx-agentic-e2e-');
+    const corpus = join(dir, 'traces.jsonl');
+    const config = join(dir, 'agentic.yaml');
+    writeFileSync(config, CONFIG);
+    const synth = await infx([
+      'trace',
+      'synth',
+      '--traces',
+      '3',
+      '--seed',
+      '5',
+      '--max-context',
+      '256k',
+      '--out',
+      corpus,
+    ]);
+    expect(synth.code, synth.stderr).toBe(0);
+
+    // Without the corpus the row is listed as not run, with the way to give one.
+    const dry = await infx([
+      'sweep',
+      '--config-files',
+      config,
+      '--runner-config',
+      'examples/runners.yaml',
+      '--dry-run',
+    ]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout + dry.stderr).toContain(
+      'agentic-coding rows need a trace corpus: give infx sweep --traces FILE',
+    );
+
+    const sweep = await infx([
+      'sweep',
+      '--config-files',
+      config,
+      '--runner-config',
+      'examples/runners.yaml',
+      '--traces',
+      corpus,
+      '--agentx-fast',
+      '--agentic-duration',
+      '60',
+      '--out',
+      join(dir, 'runs'),
+      '--run-id',
+      'ag',
+    ]);
+    // The shortened replay is measured but never a valid submission: the sweep says so and exits 1.
+    const said = sweep.stdout + sweep.stderr;
+    expect(said).toMatch(/attempt 1 ok \(not valid\)/);
+    expect(said).toContain('duration_below_submission_minimum');
+    const db = join(dir, 'infx.db');
+    const ingest = await infx(['ingest', join(dir, 'runs', 'ag'), '--db', db]);
+    expect(ingest.code, ingest.stderr).toBe(0);
+    expect(ingest.stdout + ingest.stderr).toContain('1 ingested');
+
+    const server = await startWebServer({
+      db,
+      port: 0,
+      runsDirs: [join(dir, 'runs')],
+      uiDir: await buildUi(),
+    });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
+      headless: true,
+    });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      const base = server.url.replace(/\/$/, '');
+      await page.goto(`${base}/agentic?status=unofficial`);
+      await page.waitForSelector('[data-testid=agentic-chart] circle.point');
+      const chart = await page.evaluate(() => ({
+        points: document.querySelectorAll('[data-testid=agentic-chart] circle.point').length,
+        text: document.body.textContent ?? '',
+      }));
+      expect(chart.points).toBe(1);
+      expect(chart.text).toContain('simulated');
+
+      await page.goto(`${base}/runs/ag`);
+      await page.waitForSelector('[data-testid=timeline-link]');
+      await page.click('[data-testid=timeline-link]');
+      await page.waitForSelector('[data-testid=timeline] rect.request');
+      const timeline = await page.evaluate(() => ({
+        bars: document.querySelectorAll('[data-testid=timeline] rect.request').length,
+        roots: document.querySelectorAll('[data-testid=timeline] g.conversation[data-kind=root]').length,
+      }));
+      expect(timeline.bars).toBeGreaterThan(1);
+      expect(timeline.roots).toBeGreaterThan(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  }, 240_000);
+});
