@@ -1,0 +1,96 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RequestRecord } from '../src/schema/request-record.ts';
+import { startScriptedServer } from '../src/sim/scripted/server.ts';
+import { runAgenticBench } from '../src/sweep/bench-agentic.ts';
+import { type ReplayCall, ReplayScheduler } from '../src/workload/agentic/replay-scheduler.ts';
+import { tmpDir } from './helpers.ts';
+import { playPhase, SimClock, TRACE_A } from './support/replay-fixtures.ts';
+
+/**
+ * The exact dispatch order over the wire. One user replays trace A (the title preamble, `fast` and `slow`
+ * with tiered joins, the background `bg`, the compaction, the warped 401 s gap) against the scripted server,
+ * whose every answer takes 5 ms + 1 ms a token; the replay's clock runs 20× the wall clock. The same
+ * scheduler on a simulated clock, told each call takes what the server takes (in trace seconds), gives the
+ * order the wire must show: warmup and profiling, every request, in dispatch order.
+ */
+
+const SCALE = 20;
+const TTFT_MS = 5;
+const ITL_MS = 1;
+const DURATION_S = 120;
+
+const name = (traceConv: string, agent: string | null, turn: number) =>
+  `${traceConv}/${agent ?? 'root'}#${turn}`;
+
+describe('the agentic replay over HTTP', () => {
+  it('dispatches in the order the scheduler gives on a simulated clock with the same answer times', async () => {
+    const options = {
+      lanes: 1,
+      seed: 3,
+      durationS: DURATION_S,
+      benchmarkGraceS: 1000,
+      warmupRequestsPerLane: 2,
+      warmupGraceS: 1000,
+    };
+    const clock = new SimClock();
+    const s = new ReplayScheduler([TRACE_A], options, clock);
+    const answerS = (c: ReplayCall) => ((TTFT_MS + c.maxTokens * ITL_MS) * SCALE) / 1000;
+    s.startWarmup();
+    const expected = playPhase(s, clock, answerS).map((x) => `warmup ${x.name}`);
+    s.startBenchmark();
+    expected.push(...playPhase(s, clock, answerS).map((x) => `benchmark ${x.name}`));
+
+    const server = await startScriptedServer({ defaults: { ttftMs: TTFT_MS, itlMs: ITL_MS } }, { spinMs: 0 });
+    const dir = tmpDir('agentic-order');
+    const traces = join(dir, 'traces.jsonl');
+    writeFileSync(traces, `${JSON.stringify(TRACE_A)}\n`);
+    try {
+      await runAgenticBench(
+        {
+          baseUrl: server.url,
+          models: ['m'],
+          traces: [traces],
+          maxContextTokens: null,
+          users: 1,
+          durationS: DURATION_S,
+          fast: false,
+          warmupRequestsPerLane: options.warmupRequestsPerLane,
+          warmupGraceS: options.warmupGraceS,
+          benchmarkGraceS: options.benchmarkGraceS,
+          seed: options.seed,
+          timeoutS: 30,
+          gpus: 1,
+          prefillGpus: null,
+          decodeGpus: null,
+          tokenizer: null,
+          affinityHeaders: [],
+          out: join(dir, 'out'),
+          formats: ['infx'],
+          apiKey: null,
+          version: 'test',
+          corpusName: 'hand',
+          labels: { accelerator: 'h200', framework: 'scripted', precision: 'fp8', modelPrefix: 'm' },
+          failedRequestThreshold: 0.1,
+          replayClockScale: SCALE,
+        },
+        { log: () => {} },
+      );
+    } finally {
+      await server.close();
+    }
+    const records = readFileSync(join(dir, 'out', 'requests.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as RequestRecord)
+      .sort((a, b) => (a.phase === b.phase ? a.index - b.index : a.phase === 'warmup' ? -1 : 1));
+    const wire = records.map((r) => {
+      const a = r.agentic;
+      if (a === undefined) throw new Error('a record without agentic fields');
+      return `${r.phase} ${name(a.traceId, a.branch.agentId, a.turnIndex)}`;
+    });
+    expect(expected.length).toBeGreaterThan(8);
+    expect(wire).toEqual(expected);
+  }, 60_000);
+});
