@@ -123,8 +123,13 @@ export function traceStats(traces: Iterable<AgenticTrace>): TraceStats {
   return acc.result();
 }
 
+/** Token counts as read: whole numbers, a percentile between two samples to one decimal. */
+const tokens = (v: number): string => (Number.isInteger(v) ? String(v) : v.toFixed(1));
+
 const dist = (d: Distribution | null) =>
-  d === null ? '-' : `min ${d.min}, median ${d.median}, p90 ${d.p90}, max ${d.max}`;
+  d === null
+    ? '-'
+    : `min ${tokens(d.min)}, median ${tokens(d.median)}, p90 ${tokens(d.p90)}, max ${tokens(d.max)}`;
 
 /** The human-readable summary. */
 export function formatTraceStats(s: TraceStats): string {
