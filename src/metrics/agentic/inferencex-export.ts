@@ -7,6 +7,7 @@ import type {
   InferencexAgenticStatBlock,
 } from '../../schema/agentic-metrics.ts';
 import { roundDeep } from './round.ts';
+import { blankServerMetrics } from './server-metrics.ts';
 
 /**
  * The reference's AgentX aggregate (client-metrics-spec §7.6) from infx's agentic block, so the
@@ -52,48 +53,15 @@ function present(s: AgenticInteractivity): InferencexAgenticStatBlock {
 
 /** What the aggregate says when no server metrics were scraped: token totals from the records (§7.5). */
 export function serverMetricsAbsent(m: AgenticMetrics): InferencexAgenticServerMetrics {
+  const blank = blankServerMetrics({ present: false, adapter: null, metric_count: 0 });
   return {
-    present: false,
-    adapter: null,
-    metric_count: 0,
-    cache: {
-      gpu_cache_hit_rate: null,
-      cpu_cache_hit_rate: null,
-      external_cache_hit_rate: null,
-      overall_cache_hit_rate: null,
-      prefix_cache_hits: null,
-      prefix_cache_queries: null,
-      external_prefix_cache_hits: null,
-      external_prefix_cache_queries: null,
-      cached_tokens_by_source: null,
-      frontend_cache_hit_rate: null,
-      router_kv_hit_rate: null,
-      router_shared_cache_hit_rate: null,
-      frontend_cached_tokens: null,
-      frontend_input_tokens: null,
-    },
-    kv_cache: {
-      gpu_usage_pct: null,
-      gpu_total_tokens: null,
-      cpu_usage_pct: null,
-      cpu_used_tokens: null,
-      cpu_total_tokens: null,
-    },
-    kv_offload: {
-      bytes_gpu_to_cpu: null,
-      bytes_cpu_to_gpu: null,
-      time_gpu_to_cpu: null,
-      time_cpu_to_gpu: null,
-      bandwidth_gpu_to_cpu_bytes_per_second: null,
-      bandwidth_cpu_to_gpu_bytes_per_second: null,
-    },
+    ...blank,
     tokens: {
+      ...blank.tokens,
       prompt_total: m.tokens.totalInput,
       generation_total: m.tokens.totalOutput,
       requests_completed: m.accounting.recordsProfiled,
-      prompt_by_source: { gpu_cache_hit: null, cpu_or_external_cache_hit: null, computed: null, raw: null },
     },
-    sources: [],
   };
 }
 

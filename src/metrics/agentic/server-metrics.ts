@@ -120,10 +120,15 @@ function familyCount(scrape: PromScrape): number {
 }
 
 function empty(adapter: ServerMetricsAdapter, metricCount: number): InferencexAgenticServerMetrics {
+  return blankServerMetrics({ present: true, adapter, metric_count: metricCount });
+}
+
+/** A server-metrics block with every figure unmeasured (null): the shape both a scrape and its absence start from. */
+export function blankServerMetrics(
+  head: Pick<InferencexAgenticServerMetrics, 'present' | 'adapter' | 'metric_count'>,
+): InferencexAgenticServerMetrics {
   return {
-    present: true,
-    adapter,
-    metric_count: metricCount,
+    ...head,
     cache: {
       gpu_cache_hit_rate: null,
       cpu_cache_hit_rate: null,
