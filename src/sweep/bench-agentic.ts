@@ -31,8 +31,11 @@ import {
 
 /**
  * `infx bench --workload agentic`: one AgentX point, the replay of a trace corpus by `users` concurrent
- * trajectory trees (client-metrics §2, addendum §1) against any OpenAI-compatible chat server. Reads and
- * compiles the corpus (cached by content), runs warmup then the profiling phase for the duration, counts
+ * trajectory trees (client-metrics §2, addendum §1) against any OpenAI-compatible chat server. Opens the
+ * corpus (compile-open.ts: hashed and indexed in one pass; a trace read, validated and compiled when the
+ * replay first needs it, so the first request goes out in seconds on a GB corpus), runs warmup (which
+ * lasts until every trace is ready: a bad line anywhere stops the run with its file:line before
+ * profiling) then the profiling phase for the duration, writes the compile cache, counts
  * output tokens after the clock stops, aggregates (§4.4) and writes `requests.jsonl`, `result.json` and,
  * with `--format inferencex`, the reference's agentic aggregate.
  */

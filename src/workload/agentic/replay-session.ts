@@ -25,7 +25,11 @@ import { callsInTimeOrder } from './walk.ts';
 
 /**
  * One agentic point's replay, ready to run: the scheduler over the corpus, the compiled bodies of its
- * calls, and the two phase drivers (warmup, profiling) over the one scheduler. The scheduler runs on
+ * calls, and the two phase drivers (warmup, profiling) over the one scheduler. The corpus is read a
+ * trace at a time: a trace's plan and per-call prefixes are made on its first play and kept (small), its
+ * rendered texts (MBs at a long context) live while a lane plays it; meanwhile every trace is made ready
+ * in the order the lanes take them, one a turn of the event loop, and the warmup lasts until all are, so
+ * the profiling phase never stops for a compile (nor for a bad line: the run fails on it first). The scheduler runs on
  * simulated time when the server is a simulated engine faster than real time: its clock is the client's
  * monotonic clock × the time scale, so think times, idle caps and the duration are in the engine's time
  * while the requests go out on the wall clock. The replay keeps every lane on one client thread (a tree's
