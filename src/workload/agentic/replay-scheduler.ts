@@ -196,15 +196,6 @@ export class ReplayScheduler {
     return this.playable[k % this.playable.length] as number;
   }
 
-  /** Traces in order after the sequence's next `ahead` recycles (for a caller that prepares them early). */
-  upcoming(ahead: number): number[] {
-    // Recycles draw slots lanes, lanes + 1, …: with every trace playable, positions of the order.
-    const from = this.o.lanes + this.draws;
-    const out: number[] = [];
-    for (let k = from; k < from + ahead && k < this.order.length; k++) out.push(this.order[k] as number);
-    return out;
-  }
-
   /** Every trace index in the order the lanes take them (the initial lanes' first). */
   get traceOrder(): readonly number[] {
     return this.order;
