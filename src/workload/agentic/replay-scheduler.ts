@@ -261,11 +261,13 @@ export class ReplayScheduler {
   startBenchmark(): void {
     const now = this.clock.now();
     const fresh = this.phase === null;
-    this.fill(false);
+    // Lanes still waiting (a warmup cut by its grace): planned now, and they start at their first turn.
+    const warmed = this.lanes.length;
     this.phase = 'benchmark';
     this.phaseStart = now;
-    for (const lane of this.lanes) {
-      if (fresh) lane.tree.startAt(0, now);
+    this.fill(false);
+    for (const [k, lane] of this.lanes.entries()) {
+      if (fresh || k >= warmed) lane.tree.startAt(0, now);
       else if (lane.tree.drained()) this.recycle(lane, now);
       else for (const c of lane.tree.timers()) c.dueAt = now;
     }
@@ -461,7 +463,8 @@ export class ReplayScheduler {
     };
     for (const lane of this.lanes) if (this.mayStart(lane, now)) consider(lane.tree.nextTimer(now));
     if (this.phase === 'benchmark') consider(this.endAt);
-    if (this.flights.size > 0) consider(this.cancelAt);
+    if (this.flights.size > 0 || (this.phase === 'warmup' && this.waiting.length > 0))
+      consider(this.cancelAt);
     return best;
   }
 }

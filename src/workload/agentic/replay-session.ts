@@ -88,7 +88,7 @@ export interface ReplaySessionOptions {
 }
 
 /** How often (wall ms) a warmup waiting on traces being read asks the scheduler again. */
-const PREPARE_POLL_MS = 5;
+const PREPARE_POLL_MS = 20;
 
 /** A call released this long (wall ms) after it was due counts as not dispatched on schedule. */
 export const CREDIT_DROP_LATENESS_MS = 100;
@@ -188,6 +188,9 @@ export function createReplaySession(o: ReplaySessionOptions): ReplaySession {
     },
   };
   const scheduler = new ReplayScheduler(source, o.replay, clock);
+  // The first lane's trace now: the first request need not wait for a poll.
+  const first = scheduler.traceOrder[0];
+  if (first !== undefined) entryOf(first);
   let failure: unknown = null;
   // In the order the lanes take them, one trace a turn of the event loop: the initial lanes' first.
   const prepared = (async () => {

@@ -82,4 +82,23 @@ describe('ReplayScheduler over a TraceSource', () => {
     expect(s.waitingLanes).toBe(0);
     expect(first !== 'wait' && first !== 'done' && first.warmup).toBe('prime');
   });
+
+  it('a lane whose trace is still not ready when the warmup grace ends starts at its first turn in profiling', () => {
+    const { source, ready } = countingSource([A, B]);
+    const clock = new SimClock();
+    const o = { ...opts, lanes: 2, warmupGraceS: 50 };
+    // The order is the seed's: a first scheduler tells which trace the second lane takes.
+    ready[new ReplayScheduler([TRACE_A, TRACE_B], o, clock).traceOrder[1] as number] = false;
+    const s = new ReplayScheduler(source, o, clock);
+    s.startWarmup();
+    const warm = playPhase(s, clock, recordedApiTimeS);
+    expect(warm.every((x) => x.call.lane === 0)).toBe(true);
+    expect(clock.ms).toBe(50_000);
+    s.startBenchmark();
+    const prof = playPhase(s, clock, recordedApiTimeS);
+    const lane1 = prof.filter((x) => x.call.lane === 1);
+    expect(lane1[0]?.call.turnIndex).toBe(0);
+    expect(lane1[0]?.call.recyclePass).toBe(0);
+    expect(lane1[0]?.at).toBe(50);
+  });
 });
