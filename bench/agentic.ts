@@ -22,6 +22,7 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { summarize } from '../src/metrics/stats.ts';
 import { runAgenticBench } from '../src/sweep/bench-agentic.ts';
 import { writeSynthCorpusFile } from '../src/workload/agentic/synth.ts';
@@ -78,6 +79,9 @@ async function main(): Promise<void> {
     }, 250);
     try {
       process.stderr.write(`replaying with ${USERS} users for ${SECONDS} s (clock ${SCALE}x)…\n`);
+      // The event loop's stalls over the whole run (warmup and the corpus's preparation included).
+      const loop = monitorEventLoopDelay({ resolution: 10 });
+      loop.enable();
       let warm = false;
       const calledUnixMs = Date.now();
       const calledMs = performance.now();
@@ -116,6 +120,7 @@ async function main(): Promise<void> {
           },
         },
       );
+      loop.disable();
       const a = report.result.agentic;
       if (a === undefined) throw new Error('no agentic metrics');
       // The records are in requests.jsonl; lateness is sent − due (scheduledMs), benchmark phase only.
@@ -157,6 +162,9 @@ async function main(): Promise<void> {
       );
       console.log(
         `  peak resident memory    ${rssMb.toFixed(0)} MB   target < 2048 MB   ${verdict(rssMb < 2048)}`,
+      );
+      console.log(
+        `  event-loop delay        p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(0)} ms over the run (warmup and preparation included)   reported`,
       );
       const target = warm ? 1 : 5;
       console.log(
