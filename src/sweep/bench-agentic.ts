@@ -143,7 +143,7 @@ export async function runAgenticBench(o: AgenticBenchOptions, hooks: BenchHooks)
   // The first trace now: an empty corpus, or one --max-context left nothing of, is said before any request.
   corpus.getCompiled(0);
   hooks.log(
-    `${corpus.lines} traces ${corpus.fromCache ? 'in the compile cache' : 'opened (compiled as the replay reaches them)'}; ` +
+    `${corpus.lines} trace lines ${corpus.fromCache ? 'in the compile cache' : 'opened (compiled as the replay reaches them)'}; ` +
       `replaying with ${o.users} users for ${o.durationS} s` +
       `${timeScale !== 1 ? ' (simulated)' : ''} against ${baseUrl.href}`,
   );

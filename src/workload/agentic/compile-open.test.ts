@@ -9,6 +9,7 @@ import { openCompiledCorpus } from './compile-open.ts';
 import type { CompiledTrace } from './compile-types.ts';
 import { loadCorpus } from './corpus.ts';
 import { TraceCorpusError } from './errors.ts';
+import { traceContext } from './max-context.ts';
 import { synthTrace } from './synth.ts';
 
 const tokenizer = await loadTokenizer();
@@ -153,5 +154,24 @@ describe('openCompiledCorpus', () => {
     );
     expect(err).toBeInstanceOf(TraceCorpusError);
     expect(err?.message).toContain(`${file}:2`);
+  });
+
+  it('counts the same lines cold and warm when --max-context drops traces (a replay orders over them)', async () => {
+    const dir = tmp();
+    const traces = [0, 1, 2].map((i) => synthTrace(5, i, 131_072));
+    const file = write(
+      dir,
+      traces.map((t) => JSON.stringify(t)),
+    );
+    const maxContext = Math.min(...traces.map(traceContext));
+    const o = { tokenizer, seed: 1, cacheDir: join(dir, 'cache'), maxContext };
+    const cold = await openCompiledCorpus([file], o);
+    const whole = await cold.complete();
+    expect(whole.dropped.length).toBeGreaterThan(0);
+    const warm = await openCompiledCorpus([file], o);
+    expect(warm.fromCache).toBe(true);
+    expect(warm.lines).toBe(cold.lines);
+    expect(warm.getCompiled(whole.traces.length)).toBeUndefined();
+    expect(warm.getTrace(whole.traces.length)).toBeUndefined();
   });
 });

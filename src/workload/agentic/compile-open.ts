@@ -47,8 +47,9 @@ export interface OpenedCorpus {
   /** The filler words (compile-words.ts). */
   readonly words: readonly string[];
   /**
-   * Trace lines known: from the cache, the traces kept; else the non-blank lines, before `maxContext`
-   * drops any (an upper bound until `complete()` settles).
+   * Trace lines: the non-blank lines, before `maxContext` drops any (an upper bound of the traces kept:
+   * an index past the last answers undefined). From the cache, the traces kept plus those dropped, so a
+   * replay's seeded order over `0 … lines − 1` is the same cold and warm.
    */
   readonly lines: number;
   /**
@@ -311,7 +312,7 @@ function openWarm(
     seed: hit.seed,
     tokenizer: hit.tokenizer,
     words: hit.words,
-    lines: hit.traceCount,
+    lines: hit.traceCount + hit.dropped.length,
     getCompiled: get,
     whenCompiled: async (i) => get(i),
     getTrace(i) {
