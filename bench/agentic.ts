@@ -79,10 +79,11 @@ async function main(): Promise<void> {
     }, 250);
     try {
       process.stderr.write(`replaying with ${USERS} users for ${SECONDS} s (clock ${SCALE}x)…\n`);
-      // The event loop's stalls over the whole run (warmup and the corpus's preparation included).
+      // The event loop's stalls in the profiling phase (the warmup prepares the corpus: stalls expected).
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
       let warm = false;
+      let profiling = false;
       const calledUnixMs = Date.now();
       const calledMs = performance.now();
       const report = await runAgenticBench(
@@ -114,6 +115,13 @@ async function main(): Promise<void> {
           replayClockScale: SCALE,
         },
         {
+          // From the profiling phase's first completion on: the stalls a profiled request could feel.
+          onLoadProgress: (p) => {
+            if (p.phase === 'benchmark' && !profiling) {
+              profiling = true;
+              loop.reset();
+            }
+          },
           log: (line) => {
             if (/in the compile cache/.test(line)) warm = true;
             process.stderr.write(`${line}\n`);
@@ -164,7 +172,7 @@ async function main(): Promise<void> {
         `  peak resident memory    ${rssMb.toFixed(0)} MB   target < 2048 MB   ${verdict(rssMb < 2048)}`,
       );
       console.log(
-        `  event-loop delay        p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(0)} ms over the run (warmup and preparation included)   reported`,
+        `  event-loop delay        p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(0)} ms in profiling (from its first completion)   reported`,
       );
       const target = warm ? 1 : 5;
       console.log(
