@@ -200,18 +200,21 @@ export async function runAgenticBench(o: AgenticBenchOptions, hooks: BenchHooks)
       },
     },
   });
-  // A bad line found while the replay ran stops it with that line's error.
-  await session.prepared.catch((err: unknown) => {
-    throw err instanceof TraceCorpusError ? err : new TraceCorpusError((err as Error).message);
-  });
-  // The corpus read whole (nothing more to read when the warmup ran its course): the cache for the next run.
-  const whole = await corpus.complete();
-  const dropped = droppedNote({
-    ...newReport(o.traces, corpusOptions),
-    traces: whole.traces.length,
-    dropped: [...whole.dropped],
-  });
-  if (dropped) hooks.log(dropped);
+  // A bad line found while the replay ran stops it with that line's error. Interrupted, the rest of the
+  // corpus is not waited for (nor the compile cache written).
+  if (!signal.aborted) {
+    await session.prepared.catch((err: unknown) => {
+      throw err instanceof TraceCorpusError ? err : new TraceCorpusError((err as Error).message);
+    });
+    // The corpus read whole (nothing more to read when the warmup ran its course): the cache for the next run.
+    const whole = await corpus.complete();
+    const dropped = droppedNote({
+      ...newReport(o.traces, corpusOptions),
+      traces: whole.traces.length,
+      dropped: [...whole.dropped],
+    });
+    if (dropped) hooks.log(dropped);
+  }
   if (session.scheduler.aborted !== null) hooks.log(`error: ${session.scheduler.aborted}`);
   load.records.forEach((r, i) => {
     if (r.ok || r.outputTokens.server === null)
