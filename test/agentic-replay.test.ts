@@ -187,4 +187,43 @@ describe('infx bench --workload agentic against the scripted server', () => {
       await server.close();
     }
   }, 60_000);
+
+  describe('a corpus it cannot replay is a clear error', () => {
+    const run = async (lines: string, over: Partial<AgenticBenchOptions> = {}) => {
+      const server = await startScriptedServer({ defaults: { ttftMs: 1, itlMs: 0 } }, { spinMs: 0 });
+      const dir = tmpDir('agentic-replay-bad');
+      try {
+        const o = options(dir, server.url, { replayClockScale: 1000, durationS: 100, ...over });
+        writeFileSync(o.traces[0] as string, lines);
+        const sent = () => server.stats().requests;
+        const err = await runAgenticBench(o, { log: () => {} }).then(
+          () => null,
+          (e: unknown) => e as Error,
+        );
+        return { err, sent: sent(), file: o.traces[0] as string };
+      } finally {
+        await server.close();
+      }
+    };
+
+    it('an empty corpus, before any request', async () => {
+      const { err, sent } = await run('\n\n');
+      expect(err?.message).toMatch(/the corpus is empty/);
+      expect(sent).toBe(0);
+    });
+
+    it('every trace over --max-context, before any request', async () => {
+      const { err, sent } = await run(`${JSON.stringify(TRACE_A)}\n`, { maxContextTokens: 10 });
+      expect(err?.message).toMatch(/needs more context than --max-context 10: 1 dropped, none left/);
+      expect(sent).toBe(0);
+    });
+
+    it('a malformed line after good ones stops the run with its file:line, never skipped', async () => {
+      const bad = JSON.stringify({ ...TRACE_B, id: 'bad', block_size: 'big' });
+      const { err, file } = await run(`${JSON.stringify(TRACE_A)}\n${JSON.stringify(TRACE_B)}\n${bad}\n`);
+      expect(err?.name).toBe('TraceCorpusError');
+      expect(err?.message).toContain(`${file}:3`);
+      expect(err?.message).toMatch(/block_size/);
+    });
+  });
 });

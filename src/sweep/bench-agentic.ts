@@ -14,8 +14,8 @@ import { serverCacheMetrics } from '../metrics/agentic/server-metrics.ts';
 import type { InferencexAgenticServerMetricsBlock } from '../schema/agentic-metrics.ts';
 import { ATTEMPT_FILES } from '../schema/run-dir.ts';
 import type { AgenticCodingWorkload } from '../schema/workload.ts';
-import { compileCorpus } from '../workload/agentic/compile.ts';
-import { droppedNote, loadCorpus } from '../workload/agentic/corpus.ts';
+import { openCompiledCorpus } from '../workload/agentic/compile-open.ts';
+import { droppedNote, newReport } from '../workload/agentic/corpus.ts';
 import { TraceCorpusError } from '../workload/agentic/errors.ts';
 import type { AffinityHeader } from '../workload/agentic/replay-ids.ts';
 import { type AgenticReplaySpec, createReplaySession } from '../workload/agentic/replay-session.ts';
@@ -31,8 +31,11 @@ import {
 
 /**
  * `infx bench --workload agentic`: one AgentX point, the replay of a trace corpus by `users` concurrent
- * trajectory trees (client-metrics §2, addendum §1) against any OpenAI-compatible chat server. Reads and
- * compiles the corpus (cached by content), runs warmup then the profiling phase for the duration, counts
+ * trajectory trees (client-metrics §2, addendum §1) against any OpenAI-compatible chat server. Opens the
+ * corpus (compile-open.ts: hashed and indexed in one pass; a trace read, validated and compiled when the
+ * replay first needs it, so the first request goes out in seconds on a GB corpus), runs warmup (which
+ * lasts until every trace is ready: a bad line anywhere stops the run with its file:line before
+ * profiling) then the profiling phase for the duration, writes the compile cache, counts
  * output tokens after the clock stops, aggregates (§4.4) and writes `requests.jsonl`, `result.json` and,
  * with `--format inferencex`, the reference's agentic aggregate.
  */
@@ -130,26 +133,25 @@ export async function runAgenticBench(o: AgenticBenchOptions, hooks: BenchHooks)
     warn: hooks.log,
   });
   const corpusOptions = o.maxContextTokens === null ? {} : { maxContext: o.maxContextTokens };
-  const { traces, report } = await loadCorpus(o.traces, corpusOptions).catch((err: unknown) => {
-    throw err instanceof TraceCorpusError ? err : new TraceCorpusError((err as Error).message);
-  });
-  const dropped = droppedNote(report);
-  if (dropped) hooks.log(dropped);
-  if (traces.length === 0)
-    throw new TraceCorpusError(
-      `the corpus ${o.traces.join(', ')} holds no trace to replay${dropped ? ` (${dropped})` : ''}`,
-    );
-  const compiled = await compileCorpus(o.traces, { tokenizer, seed: o.seed, ...corpusOptions });
+  // Opened, not read: a trace is validated and compiled when the replay first needs it (the warmup
+  // lasts until all are, so a bad line anywhere stops the run before profiling, with its file:line).
+  const corpus = await openCompiledCorpus(o.traces, { tokenizer, seed: o.seed, ...corpusOptions }).catch(
+    (err: unknown) => {
+      throw err instanceof TraceCorpusError ? err : new TraceCorpusError((err as Error).message);
+    },
+  );
+  // The first trace now: an empty corpus, or one --max-context left nothing of, is said before any request.
+  corpus.getCompiled(0);
   hooks.log(
-    `${traces.length} traces ${compiled.fromCache ? 'read from the compile cache' : 'compiled'}; replaying with ${o.users} users for ${o.durationS} s` +
+    `${corpus.lines} trace lines ${corpus.fromCache ? 'in the compile cache' : 'opened (compiled as the replay reaches them)'}; ` +
+      `replaying with ${o.users} users for ${o.durationS} s` +
       `${timeScale !== 1 ? ' (simulated)' : ''} against ${baseUrl.href}`,
   );
   if (signal.aborted) throw new BenchInterrupted('interrupted before the run started; nothing was sent');
 
   const runId = createHash('sha256').update(`${o.out}\0${Date.now()}\0${o.seed}`).digest('hex').slice(0, 16);
   const session = createReplaySession({
-    traces,
-    compiled,
+    corpus,
     served,
     tokenizer,
     runId,
@@ -198,14 +200,31 @@ export async function runAgenticBench(o: AgenticBenchOptions, hooks: BenchHooks)
       },
     },
   });
+  // A bad line found while the replay ran stops it with that line's error. Interrupted, the rest of the
+  // corpus is not waited for (nor the compile cache written).
+  if (!signal.aborted) {
+    await session.prepared.catch((err: unknown) => {
+      throw err instanceof TraceCorpusError ? err : new TraceCorpusError((err as Error).message);
+    });
+    // The corpus read whole (nothing more to read when the warmup ran its course): the cache for the next run.
+    const whole = await corpus.complete();
+    const dropped = droppedNote({
+      ...newReport(o.traces, corpusOptions),
+      traces: whole.traces.length,
+      dropped: [...whole.dropped],
+    });
+    if (dropped) hooks.log(dropped);
+  }
   if (session.scheduler.aborted !== null) hooks.log(`error: ${session.scheduler.aborted}`);
   load.records.forEach((r, i) => {
     if (r.ok || r.outputTokens.server === null)
       r.outputTokens.client = tokenizer.encode(load.texts[i] ?? '').length;
   });
   const window = session.profilingWindow();
+  // The opening pass hashed the files; only a run without the cache reads them again.
+  const hashes = corpus.fileHashes;
   const traceFiles = await Promise.all(
-    o.traces.map(async (path) => ({ path, sha256: await sha256Of(path) })),
+    o.traces.map(async (path, i) => ({ path, sha256: hashes?.[i] ?? (await sha256Of(path)) })),
   );
   const workload: AgenticCodingWorkload = {
     kind: 'agentic-coding',

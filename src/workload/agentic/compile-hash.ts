@@ -83,6 +83,8 @@ export async function corpusHash(
   files: readonly string[],
   memoRoot: string | null = null,
   onChunk?: (fileIndex: number, chunk: Buffer) => void,
+  /** Filled with each file's SHA-256, in order (a result names its files by them). */
+  fileHashes?: string[],
 ): Promise<string> {
   const memo = readMemo(memoRoot);
   let changed = false;
@@ -107,6 +109,7 @@ export async function corpusHash(
       return '';
     }
     outer.update(`${sha256}\0`);
+    fileHashes?.push(sha256);
   }
   if (changed && memoRoot !== null) writeMemo(memoRoot, memo);
   return outer.digest('hex');

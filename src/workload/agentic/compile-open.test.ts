@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import { openCompiledCorpus } from './compile-open.ts';
 import type { CompiledTrace } from './compile-types.ts';
 import { loadCorpus } from './corpus.ts';
 import { TraceCorpusError } from './errors.ts';
+import { traceContext } from './max-context.ts';
 import { synthTrace } from './synth.ts';
 
 const tokenizer = await loadTokenizer();
@@ -126,5 +128,50 @@ describe('openCompiledCorpus', () => {
     await expect(
       openCompiledCorpus([file], { tokenizer, seed: 1, cacheDir: join(dir, 'c'), maxLineBytes: 100 }),
     ).rejects.toThrow(new RegExp(`^${file}:1: line longer than 100 bytes`));
+  });
+
+  it('compiles a trace ahead of the file order when nothing is dropped; the corpus stays in file order', async () => {
+    const dir = tmp();
+    const file = write(dir, [line(0), line(1), line(2)]);
+    const whole = await compileCorpus([file], { tokenizer, seed: 1, cacheDir: null });
+    const cold = await openCompiledCorpus([file], { tokenizer, seed: 1, cacheDir: join(dir, 'cache') });
+    expect(plain(cold.getCompiled(2))).toEqual(plain(whole.traces[2]));
+    expect(cold.getTrace(2)?.id).toBe(whole.traces[2]?.id);
+    const all = await cold.complete();
+    expect(all.traces.map(plain)).toEqual(whole.traces.map(plain));
+    const sha = createHash('sha256').update(readFileSync(file)).digest('hex');
+    expect(cold.fileHashes).toEqual([sha]);
+  });
+
+  it('a line of only non-ASCII spaces before a trace read ahead is an error naming it, not a shifted index', async () => {
+    const dir = tmp();
+    const file = write(dir, [line(0), '\u00a0', line(1)]);
+    const cold = await openCompiledCorpus([file], { tokenizer, seed: 1, cacheDir: null });
+    cold.getCompiled(2);
+    const err = await cold.complete().then(
+      () => null,
+      (e: unknown) => e as TraceCorpusError,
+    );
+    expect(err).toBeInstanceOf(TraceCorpusError);
+    expect(err?.message).toContain(`${file}:2`);
+  });
+
+  it('counts the same lines cold and warm when --max-context drops traces (a replay orders over them)', async () => {
+    const dir = tmp();
+    const traces = [0, 1, 2].map((i) => synthTrace(5, i, 131_072));
+    const file = write(
+      dir,
+      traces.map((t) => JSON.stringify(t)),
+    );
+    const maxContext = Math.min(...traces.map(traceContext));
+    const o = { tokenizer, seed: 1, cacheDir: join(dir, 'cache'), maxContext };
+    const cold = await openCompiledCorpus([file], o);
+    const whole = await cold.complete();
+    expect(whole.dropped.length).toBeGreaterThan(0);
+    const warm = await openCompiledCorpus([file], o);
+    expect(warm.fromCache).toBe(true);
+    expect(warm.lines).toBe(cold.lines);
+    expect(warm.getCompiled(whole.traces.length)).toBeUndefined();
+    expect(warm.getTrace(whole.traces.length)).toBeUndefined();
   });
 });

@@ -10,7 +10,7 @@ import { assembleTrace, compileTraceParts, type TraceParts } from './compile-tra
 import type { CompiledCorpus, CompiledTrace } from './compile-types.ts';
 import { buildWordPool } from './compile-words.ts';
 import { type CorpusOptions, type DroppedTrace, newReport, noTraceLeft, parseTraceLine } from './corpus.ts';
-import { TraceUsageError } from './errors.ts';
+import { TraceCorpusError, TraceUsageError } from './errors.ts';
 import { indexLines, LineIndexer, type LineSpan, readSpan } from './line-index.ts';
 import { MAX_LINE_BYTES } from './lines.ts';
 import { traceContext } from './max-context.ts';
@@ -40,13 +40,16 @@ export interface OpenedCorpus {
   readonly key: string;
   /** Whether the compile cache held this corpus. */
   readonly fromCache: boolean;
+  /** Each file's SHA-256 from the opening pass, in order; null when it did not hash (no cache). */
+  readonly fileHashes: readonly string[] | null;
   readonly seed: number;
   readonly tokenizer: string;
   /** The filler words (compile-words.ts). */
   readonly words: readonly string[];
   /**
-   * Trace lines known: from the cache, the traces kept; else the non-blank lines, before `maxContext`
-   * drops any (an upper bound until `complete()` settles).
+   * Trace lines: the non-blank lines, before `maxContext` drops any (an upper bound of the traces kept:
+   * an index past the last answers undefined). From the cache, the traces kept plus those dropped, so a
+   * replay's seeded order over `0 … lines − 1` is the same cold and warm.
    */
   readonly lines: number;
   /**
@@ -88,23 +91,30 @@ export async function openCompiledCorpus(
   const indexers = files.map((file, i) => new LineIndexer(file, i, maxLineBytes));
   const indexed = files.map(() => false);
   const failed = files.map(() => false);
+  const hashes: string[] = [];
   const corpus =
     root === null || fingerprint === null
       ? ''
-      : await corpusHash(files, root, (i, chunk) => {
-          indexed[i] = true;
-          if (failed[i]) return;
-          try {
-            (indexers[i] as LineIndexer).push(chunk);
-          } catch {
-            failed[i] = true; // indexLines below throws it with the rest of the reader's errors.
-          }
-        });
+      : await corpusHash(
+          files,
+          root,
+          (i, chunk) => {
+            indexed[i] = true;
+            if (failed[i]) return;
+            try {
+              (indexers[i] as LineIndexer).push(chunk);
+            } catch {
+              failed[i] = true; // indexLines below throws it with the rest of the reader's errors.
+            }
+          },
+          hashes,
+        );
+  const fileHashes = corpus !== '' && hashes.length === files.length ? hashes : null;
   const key = compileKey(corpus, fingerprint, opts.seed, maxContext);
   if (key !== '' && root !== null) {
     const hit = openCompiledFile(root, key);
     // An entry that does not say where its traces' lines are is one an older writer left: compile again.
-    if (hit?.sources != null) return openWarm(files, key, hit, hit.sources);
+    if (hit?.sources != null) return openWarm(files, key, hit, hit.sources, fileHashes);
   }
   const spans: LineSpan[] = [];
   for (const [i, file] of files.entries())
@@ -113,7 +123,7 @@ export async function openCompiledCorpus(
         ? (indexers[i] as LineIndexer).finish()
         : await indexLines(file, i, maxLineBytes)),
     );
-  return openCold(files, key, root, spans, opts);
+  return openCold(files, key, root, spans, opts, fileHashes);
 }
 
 /** The trace on `span`'s line, validated; null for a line blank but for non-ASCII spaces. */
@@ -130,21 +140,48 @@ function openCold(
   root: string | null,
   spans: readonly LineSpan[],
   opts: CompileOptions,
+  fileHashes: readonly string[] | null,
 ): OpenedCorpus {
   const maxContext = opts.maxContext ?? null;
   const words = buildWordPool(opts.tokenizer);
   const kept: Kept[] = [];
   const dropped: DroppedTrace[] = [];
+  /**
+   * Traces compiled ahead of the file order, by line (a replay's seeded order starts anywhere): with no
+   * `maxContext` nothing is dropped, so the i-th kept trace is the i-th line but for a line of only
+   * non-ASCII spaces, which then is an error rather than a shifted index.
+   */
+  const early = new Map<number, Kept>();
   let next = 0;
   let error: unknown = null;
+  const fail = (err: unknown): never => {
+    error = err;
+    throw err;
+  };
   // One line: read, validate, drop or compile. An error sticks: the line is never skipped.
   const step = (): void => {
     if (error !== null) throw error;
+    const ahead = early.get(next);
+    if (ahead !== undefined) {
+      if (kept.length !== next)
+        fail(
+          blankLine(
+            files,
+            spans.find((s, j) => j < next && parseSpan(files, s) === null),
+          ),
+        );
+      early.delete(next++);
+      kept.push(ahead);
+      return;
+    }
     const span = spans[next] as LineSpan;
     try {
       const trace = parseSpan(files, span);
       next++;
-      if (trace === null) return;
+      if (trace === null) {
+        if (early.size > 0) fail(blankLine(files, span));
+        return;
+      }
       if (maxContext !== null) {
         const context = traceContext(trace);
         if (context > maxContext) {
@@ -163,6 +200,22 @@ function openCold(
   const reach = (i: number): Kept | undefined => {
     if (error !== null) throw error;
     if (!Number.isInteger(i) || i < 0) return undefined;
+    if (maxContext === null && kept.length === next && i > next && i < spans.length) {
+      const ahead = early.get(i);
+      if (ahead !== undefined) return ahead;
+      const span = spans[i] as LineSpan;
+      try {
+        const trace = parseSpan(files, span);
+        if (trace !== null) {
+          const parts = compileTraceParts(trace);
+          const k: Kept = { parts, compiled: assembleTrace(parts), span };
+          early.set(i, k);
+          return k;
+        }
+      } catch (err) {
+        fail(err);
+      }
+    }
     while (kept.length <= i && next < spans.length) step();
     if (kept.length === 0 && next >= spans.length) throw noTraceLeft(report());
     return kept[i];
@@ -195,7 +248,8 @@ function openCold(
     };
   };
   const whenCompiled = async (i: number): Promise<CompiledTrace | undefined> => {
-    while (error === null && Number.isInteger(i) && kept.length <= i && next < spans.length) {
+    const direct = maxContext === null && kept.length === next;
+    while (!direct && error === null && Number.isInteger(i) && kept.length <= i && next < spans.length) {
       step();
       await yieldToLoop();
     }
@@ -204,6 +258,7 @@ function openCold(
   return {
     key,
     fromCache: false,
+    fileHashes,
     seed: opts.seed,
     tokenizer: opts.tokenizer.name,
     words,
@@ -221,11 +276,20 @@ function openCold(
   };
 }
 
+function blankLine(files: readonly string[], span: LineSpan | undefined): TraceCorpusError {
+  const where = span === undefined ? '' : `${files[span.file]}:${span.lineNo}: `;
+  return new TraceCorpusError(
+    `${where}a line of only non-ASCII spaces among the traces (they were being read out of order)`,
+    'remove the line',
+  );
+}
+
 function openWarm(
   files: readonly string[],
   key: string,
   hit: OpenedCache,
   sources: readonly LineSpan[],
+  fileHashes: readonly string[] | null,
 ): OpenedCorpus {
   const compiled: (CompiledTrace | undefined)[] = [];
   const get = (i: number): CompiledTrace | undefined => {
@@ -244,10 +308,11 @@ function openWarm(
   return {
     key,
     fromCache: true,
+    fileHashes,
     seed: hit.seed,
     tokenizer: hit.tokenizer,
     words: hit.words,
-    lines: hit.traceCount,
+    lines: hit.traceCount + hit.dropped.length,
     getCompiled: get,
     whenCompiled: async (i) => get(i),
     getTrace(i) {

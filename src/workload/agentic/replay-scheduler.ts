@@ -1,7 +1,11 @@
 import type { AgenticTrace } from '../../schema/agentic-trace.ts';
 import { Rng } from '../random.ts';
 import { type AffinityHeader, correlationId, replayHeaders, requestId } from './replay-ids.ts';
-import { type PlannedCall, planTrace, TRACE_IDLE_GAP_CAP_S, type TreePlan } from './replay-plan.ts';
+import { type PlannedCall, TRACE_IDLE_GAP_CAP_S, type TreePlan } from './replay-plan.ts';
+import { arrayTraceSource, type TraceSource } from './replay-source.ts';
+
+export type { TraceSource } from './replay-source.ts';
+
 import { type CallOutcome, type Conversation, TreePlay } from './replay-tree.ts';
 
 /**
@@ -48,6 +52,8 @@ export interface ReplayCall {
   phase: ReplayPhase;
   lane: number;
   recyclePass: number;
+  /** The source's index of its trace. */
+  trace: number;
   traceId: string;
   conversationId: string;
   correlationId: string;
@@ -93,6 +99,8 @@ export type ReplayStep = ReplayCall | typeof WAITING | typeof FINISHED;
 interface Lane {
   index: number;
   tree: TreePlay;
+  /** The source's index of the tree's trace. */
+  trace: number;
   /** Warmup requests this lane may still send. */
   warmupLeft: number;
 }
@@ -106,18 +114,25 @@ interface Flight {
 
 const emptyCounts = (): PhaseCounts => ({ sent: 0, ok: 0, errors: 0, overflows: 0, cancelled: 0 });
 
+const noRootTurn = () => new Error('agentic replay: no trace has a root turn to replay');
+
 export class ReplayScheduler {
   readonly counts: ReplayCounts;
   /** Set when a root lane's warmup request failed: the run must stop (client-metrics §2.7). */
   aborted: string | null = null;
-  private readonly plans: TreePlan[];
+  private readonly source: TraceSource;
   /**
-   * Trace indices in the seed's order: initial lane i plays order[i mod n] (wrap-filling when lanes
-   * outnumber traces); each recycle, whichever lane drains, takes the next one in the sequence.
+   * Trace indices in the seed's order: initial lane i plays the i-th playable one (wrap-filling when
+   * lanes outnumber traces); each recycle, whichever lane drains, takes the next one in the sequence.
    */
   private readonly order: number[];
+  /** The playable traces found so far, in order; `probed` positions of `order` have been looked at. */
+  private readonly playable: number[] = [];
+  private probed = 0;
   private draws = 0;
+  /** Lanes playing, in the order given; `waiting` lanes have their first trace not ready yet. */
   private readonly lanes: Lane[] = [];
+  private readonly waiting: number[] = [];
   private readonly flights = new Map<number, Flight>();
   private phase: ReplayPhase | null = null;
   private phaseStart = 0;
@@ -127,7 +142,7 @@ export class ReplayScheduler {
   };
 
   constructor(
-    traces: readonly AgenticTrace[],
+    traces: readonly AgenticTrace[] | TraceSource,
     options: ReplayOptions,
     private readonly clock: Clock,
   ) {
@@ -141,10 +156,10 @@ export class ReplayScheduler {
       affinityHeaders: [],
       ...options,
     };
-    const all = traces.map((t) => planTrace(t, { traceIdleGapCapS: this.o.traceIdleGapCapS }));
-    // A trace whose subagents all precede its first root turn has nothing the replay can play.
-    this.plans = all.filter((p) => p.root.length > 0);
-    if (this.plans.length === 0) throw new Error('agentic replay: no trace has a root turn to replay');
+    this.source = Array.isArray(traces)
+      ? arrayTraceSource(traces as readonly AgenticTrace[], { traceIdleGapCapS: this.o.traceIdleGapCapS })
+      : (traces as TraceSource);
+    if (this.source.count === 0) throw noRootTurn();
     this.counts = {
       warmup: emptyCounts(),
       benchmark: emptyCounts(),
@@ -154,18 +169,59 @@ export class ReplayScheduler {
       subagentsDropped: 0,
     };
     const rng = new Rng(options.seed, 'trace-order');
-    this.order = this.plans.map((_, i) => i);
+    this.order = Array.from({ length: this.source.count }, (_, i) => i);
     for (let i = this.order.length - 1; i > 0; i--) {
       const j = rng.int(0, i);
       [this.order[i], this.order[j]] = [this.order[j] as number, this.order[i] as number];
     }
-    for (const index of options.laneIds ?? Array.from({ length: options.lanes }, (_, i) => i))
-      this.lanes.push({ index, tree: this.newTree(index, 0), warmupLeft: 0 });
+    this.waiting.push(...(options.laneIds ?? Array.from({ length: options.lanes }, (_, i) => i)));
+    this.fill(true);
   }
 
-  private newTree(lane: number, pass: number): TreePlay {
-    const slot = pass === 0 ? lane : this.o.lanes + this.draws++;
-    const plan = this.plans[this.order[slot % this.plans.length] as number] as TreePlan;
+  /**
+   * The trace of slot k of the sequence (k-th playable trace in order, wrapping): its index, or null
+   * while `wait` and a trace to look at is not ready. Throws when no trace of the source is playable.
+   */
+  private slot(k: number, wait: boolean): number | null {
+    while (this.playable.length <= k && this.probed < this.order.length) {
+      const i = this.order[this.probed] as number;
+      if (wait && this.source.ready !== undefined && !this.source.ready(i)) return null;
+      const plan = this.source.plan(i);
+      this.probed++;
+      if (plan === null) continue;
+      if (plan.root.length > 0) this.playable.push(i);
+      this.source.release?.(i);
+    }
+    if (this.playable.length === 0) throw noRootTurn();
+    return this.playable[k % this.playable.length] as number;
+  }
+
+  /** Every trace index in the order the lanes take them (the initial lanes' first). */
+  get traceOrder(): readonly number[] {
+    return this.order;
+  }
+
+  /** Lanes whose first trace is not ready yet: they join the warmup when it is (profiling needs all). */
+  get waitingLanes(): number {
+    return this.waiting.length;
+  }
+
+  /** Gives waiting lanes their first trees, in lane order; `wait` false: plans what it must now. */
+  private fill(wait: boolean): void {
+    const now = this.phase === null ? 0 : this.clock.now();
+    while (this.waiting.length > 0) {
+      const index = this.waiting[0] as number;
+      const trace = this.slot(index, wait);
+      if (trace === null) return;
+      this.waiting.shift();
+      const lane: Lane = { index, trace, tree: this.newTree(index, 0, trace), warmupLeft: 0 };
+      this.lanes.push(lane);
+      if (this.phase === 'warmup') this.warmLane(lane, now);
+    }
+  }
+
+  private newTree(lane: number, pass: number, trace: number): TreePlay {
+    const plan = this.source.plan(trace) as TreePlan;
     this.counts.treesStarted++;
     this.counts.subagentsDropped += plan.droppedSubagents;
     return new TreePlay(plan, lane, pass, (conv) => correlationId(this.o.seed, lane, pass, conv));
@@ -186,26 +242,32 @@ export class ReplayScheduler {
     const now = this.clock.now();
     this.phase = 'warmup';
     this.phaseStart = now;
-    for (const lane of this.lanes) {
-      const start = this.startTurn(lane.index);
-      if (start === 0) {
-        lane.tree.startAt(0, now);
-        lane.warmupLeft = 0;
-        continue;
-      }
-      lane.tree.startAt(start - 1, now);
-      lane.warmupLeft = 1 + this.o.warmupRequestsPerLane;
+    for (const lane of this.lanes) this.warmLane(lane, now);
+    this.fill(true);
+  }
+
+  private warmLane(lane: Lane, now: number): void {
+    const start = this.startTurn(lane.index);
+    if (start === 0) {
+      lane.tree.startAt(0, now);
+      lane.warmupLeft = 0;
+      return;
     }
+    lane.tree.startAt(start - 1, now);
+    lane.warmupLeft = 1 + this.o.warmupRequestsPerLane;
   }
 
   /** Profiling from the live state: every pending call due at the boundary; drained lanes take their next trace. */
   startBenchmark(): void {
     const now = this.clock.now();
     const fresh = this.phase === null;
+    // Lanes still waiting (a warmup cut by its grace): planned now, and they start at their first turn.
+    const warmed = this.lanes.length;
     this.phase = 'benchmark';
     this.phaseStart = now;
-    for (const lane of this.lanes) {
-      if (fresh) lane.tree.startAt(0, now);
+    this.fill(false);
+    for (const [k, lane] of this.lanes.entries()) {
+      if (fresh || k >= warmed) lane.tree.startAt(0, now);
       else if (lane.tree.drained()) this.recycle(lane, now);
       else for (const c of lane.tree.timers()) c.dueAt = now;
     }
@@ -213,7 +275,13 @@ export class ReplayScheduler {
 
   private recycle(lane: Lane, now: number): void {
     this.counts.treesDrained++;
-    lane.tree = this.newTree(lane.index, lane.tree.pass + 1);
+    const pass = lane.tree.pass + 1;
+    const trace = this.slot(this.o.lanes + this.draws++, false) as number;
+    // The next tree first: a source that counts holds keeps a trace both trees play.
+    const tree = this.newTree(lane.index, pass, trace);
+    this.source.release?.(lane.trace);
+    lane.tree = tree;
+    lane.trace = trace;
     lane.tree.startAt(0, now);
   }
 
@@ -244,6 +312,7 @@ export class ReplayScheduler {
 
   /** The next call to send now, or WAITING (a timer, a join or a completion is awaited), or FINISHED (phase over). */
   next(): ReplayStep {
+    if (this.phase === 'warmup' && this.waiting.length > 0) this.fill(true);
     const now = this.clock.now();
     let best: { lane: Lane; conv: Conversation } | null = null;
     for (const lane of this.lanes) {
@@ -264,6 +333,7 @@ export class ReplayScheduler {
     if (this.flights.size > 0) return false;
     if (this.aborted !== null || this.phase === null) return true;
     if (this.phase === 'benchmark') return now >= (this.endAt as number);
+    if (this.waiting.length > 0 && now < (this.cancelAt as number)) return false;
     return (
       this.lanes.every((l) => l.warmupLeft === 0 || l.tree.drained()) || now >= (this.cancelAt as number)
     );
@@ -288,6 +358,7 @@ export class ReplayScheduler {
       phase,
       lane: lane.index,
       recyclePass: tree.pass,
+      trace: lane.trace,
       traceId: tree.plan.traceId,
       conversationId: child?.conversationId ?? tree.plan.traceId,
       correlationId: conv.correlationId,
@@ -392,7 +463,8 @@ export class ReplayScheduler {
     };
     for (const lane of this.lanes) if (this.mayStart(lane, now)) consider(lane.tree.nextTimer(now));
     if (this.phase === 'benchmark') consider(this.endAt);
-    if (this.flights.size > 0) consider(this.cancelAt);
+    if (this.flights.size > 0 || (this.phase === 'warmup' && this.waiting.length > 0))
+      consider(this.cancelAt);
     return best;
   }
 }

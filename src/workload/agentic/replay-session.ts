@@ -1,3 +1,4 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { AgenticFields, TheoreticalPrefix } from '../../schema/agentic-fields.ts';
 import type { AgenticTrace } from '../../schema/agentic-trace.ts';
 import {
@@ -6,26 +7,68 @@ import {
   type DriverSpecBase,
   type PhaseDriver,
   type PhaseName,
+  WAIT,
 } from '../driver.ts';
 import type { TextTokenizer } from '../types.ts';
+import { wordTable } from './compile-blocks.ts';
 import { type CacheBust, cacheBust, TraceTexts } from './compile-body.ts';
 import type { CompiledCorpus, CompiledTrace, CompiledCall as CompiledTraceCall } from './compile-types.ts';
 import { createReplayPhaseDriver, type ReplayPhaseDriver } from './replay-driver.ts';
-import { type ReplayCall, type ReplayOptions, ReplayScheduler } from './replay-scheduler.ts';
+import { planTrace, type TreePlan } from './replay-plan.ts';
+import {
+  type ReplayCall,
+  type ReplayOptions,
+  ReplayScheduler,
+  type TraceSource,
+} from './replay-scheduler.ts';
 import { callsInTimeOrder } from './walk.ts';
 
 /**
  * One agentic point's replay, ready to run: the scheduler over the corpus, the compiled bodies of its
- * calls, and the two phase drivers (warmup, profiling) over the one scheduler. The scheduler runs on
+ * calls, and the two phase drivers (warmup, profiling) over the one scheduler. The corpus is read a
+ * trace at a time: a trace's plan and per-call prefixes are made on its first play and kept (small), its
+ * rendered texts (MBs at a long context) live while a lane plays it; meanwhile every trace is made ready
+ * in the order the lanes take them, one a turn of the event loop, and the warmup lasts until all are, so
+ * the profiling phase never stops for a compile (nor for a bad line: the run fails on it first). The scheduler runs on
  * simulated time when the server is a simulated engine faster than real time: its clock is the client's
  * monotonic clock × the time scale, so think times, idle caps and the duration are in the engine's time
  * while the requests go out on the wall clock. The replay keeps every lane on one client thread (a tree's
  * calls depend on each other), so its spec holds the live session and never crosses to a worker.
  */
 
+/** The corpus as the replay reads it: a trace at a time (compile-open.ts's OpenedCorpus is one). */
+export interface ReplayCorpus {
+  /** Traces (an upper bound: an index past the last kept one answers undefined). */
+  readonly lines: number;
+  readonly seed: number;
+  readonly words: readonly string[];
+  getCompiled(i: number): CompiledTrace | undefined;
+  whenCompiled(i: number): Promise<CompiledTrace | undefined>;
+  getTrace(i: number): AgenticTrace | undefined;
+}
+
+/** A corpus already in memory (tests): its traces and their compiled forms, matched by id. */
+export function corpusInMemory(traces: readonly AgenticTrace[], compiled: CompiledCorpus): ReplayCorpus {
+  const byId = new Map(compiled.traces.map((t) => [t.id, t]));
+  const get = (i: number) => {
+    const trace = traces[i];
+    if (trace === undefined) return undefined;
+    const c = byId.get(trace.id);
+    if (c === undefined) throw new Error(`agentic replay: trace ${trace.id} was not compiled`);
+    return c;
+  };
+  return {
+    lines: traces.length,
+    seed: compiled.seed,
+    words: compiled.words,
+    getCompiled: get,
+    whenCompiled: async (i) => get(i),
+    getTrace: (i) => traces[i],
+  };
+}
+
 export interface ReplaySessionOptions {
-  traces: readonly AgenticTrace[];
-  compiled: CompiledCorpus;
+  corpus: ReplayCorpus;
   /** The served `--model` names (the trace's models map onto them, addendum §1.6). */
   served: readonly string[];
   /** Counts each play's cache-bust marker once (never per request). */
@@ -44,6 +87,9 @@ export interface ReplaySessionOptions {
   liveGateMinFinished: number;
 }
 
+/** How often (wall ms) a warmup waiting on traces being read asks the scheduler again. */
+const PREPARE_POLL_MS = 20;
+
 /** A call released this long (wall ms) after it was due counts as not dispatched on schedule. */
 export const CREDIT_DROP_LATENESS_MS = 100;
 
@@ -61,12 +107,24 @@ export interface ReplaySession {
   readonly creditDrops: number;
   /** Why the live error gate cancelled the run; null when it did not. */
   readonly cancelled: string | null;
+  /**
+   * Settles when every trace is read, validated, compiled and planned (the warmup phase lasts until
+   * then, so profiling never waits on a compile); rejects with a bad line's error, which also stops the run.
+   */
+  readonly prepared: Promise<void>;
 }
 
+/** What a trace keeps once read (small: its plan and, per call, the compiled call and prefix hit). */
 interface TraceEntry {
+  plan: TreePlan;
   compiled: CompiledTrace;
-  texts: TraceTexts;
   calls: Map<string, { call: CompiledTraceCall; prefix: TheoreticalPrefix }>;
+}
+
+/** What a trace holds while a lane plays it: its rendered message texts (MBs at a long context). */
+interface Play {
+  texts: TraceTexts;
+  holds: number;
 }
 
 const callKey = (outer: number, inner: number) => `${outer}:${inner}`;
@@ -90,21 +148,71 @@ export function createReplaySession(o: ReplaySessionOptions): ReplaySession {
   const scale = o.timeScale;
   const clock = { now: () => (o.now() - origin) * scale };
   const toWall = (t: number) => origin + t / scale;
-  const scheduler = new ReplayScheduler(o.traces, o.replay, clock);
-
-  const byId = new Map<string, TraceEntry>();
-  const compiledById = new Map(o.compiled.traces.map((t) => [t.id, t]));
-  for (const trace of o.traces) {
-    const compiled = compiledById.get(trace.id);
-    if (compiled === undefined) throw new Error(`agentic replay: trace ${trace.id} was not compiled`);
-    const prefixes = theoreticalPrefixes(trace);
-    const calls = new Map<string, { call: CompiledTraceCall; prefix: TheoreticalPrefix }>();
-    for (const call of compiled.calls) {
-      const key = callKey(call.outer, call.inner);
-      calls.set(key, { call, prefix: prefixes.get(key) ?? { hitBlocks: 0, totalBlocks: 0 } });
+  const table = wordTable(o.corpus.words);
+  const corpusTexts = { seed: o.corpus.seed, words: o.corpus.words };
+  // null: past the corpus's end. Entries stay (they are small); a trace's texts go with its last play.
+  const entries = new Map<number, TraceEntry | null>();
+  const plays = new Map<number, Play>();
+  const entryOf = (i: number): TraceEntry | null => {
+    let entry = entries.get(i);
+    if (entry !== undefined) return entry;
+    const compiled = o.corpus.getCompiled(i);
+    const trace = compiled === undefined ? undefined : o.corpus.getTrace(i);
+    entry = null;
+    if (compiled !== undefined && trace !== undefined) {
+      const prefixes = theoreticalPrefixes(trace);
+      const calls = new Map<string, { call: CompiledTraceCall; prefix: TheoreticalPrefix }>();
+      for (const call of compiled.calls) {
+        const key = callKey(call.outer, call.inner);
+        calls.set(key, { call, prefix: prefixes.get(key) ?? { hitBlocks: 0, totalBlocks: 0 } });
+      }
+      entry = { plan: planTrace(trace, { traceIdleGapCapS: o.replay.traceIdleGapCapS }), compiled, calls };
     }
-    byId.set(trace.id, { compiled, texts: new TraceTexts(o.compiled, compiled), calls });
-  }
+    entries.set(i, entry);
+    return entry;
+  };
+  const source: TraceSource = {
+    count: o.corpus.lines,
+    ready: (i) => entries.has(i),
+    plan(i) {
+      const entry = entryOf(i);
+      if (entry === null) return null;
+      const play = plays.get(i);
+      if (play !== undefined) play.holds++;
+      else plays.set(i, { texts: new TraceTexts(corpusTexts, entry.compiled, table), holds: 1 });
+      return entry.plan;
+    },
+    release(i) {
+      const play = plays.get(i);
+      if (play !== undefined && --play.holds <= 0) plays.delete(i);
+    },
+  };
+  const scheduler = new ReplayScheduler(source, o.replay, clock);
+  // The first lane's trace now: the first request need not wait for a poll.
+  const first = scheduler.traceOrder[0];
+  if (first !== undefined) entryOf(first);
+  let failure: unknown = null;
+  // In the order the lanes take them, one trace a turn of the event loop: the initial lanes' first.
+  const prepared = (async () => {
+    for (const i of scheduler.traceOrder) {
+      if (entries.has(i)) continue;
+      await o.corpus.whenCompiled(i);
+      entryOf(i);
+      await yieldToLoop();
+    }
+  })();
+  prepared.catch((err: unknown) => {
+    failure = err;
+    for (const d of drivers) d.abortAll();
+  });
+  let preparedDone = false;
+  prepared.then(
+    () => {
+      preparedDone = true;
+    },
+    () => {},
+  );
+
   // One marker per play (a lane's pass over a trace): its warmup and profiling turns share it.
   const markers = new Map<string, CacheBust>();
   const markerOf = (c: ReplayCall) => {
@@ -134,14 +242,15 @@ export function createReplaySession(o: ReplaySessionOptions): ReplaySession {
   };
 
   const compile = (c: ReplayCall) => {
-    const entry = byId.get(c.traceId);
+    const entry = entries.get(c.trace);
+    const play = plays.get(c.trace);
     const found = entry?.calls.get(callKey(c.outer, c.inner));
-    if (entry === undefined || found === undefined)
+    if (entry == null || play === undefined || found === undefined)
       throw new Error(`agentic replay: no compiled call ${c.traceId} ${c.outer}/${c.inner}`);
     const marker = markerOf(c);
     const call =
       c.maxTokens === found.call.maxTokens ? found.call : { ...found.call, maxTokens: c.maxTokens };
-    const body = entry.texts.body(call, { served: o.served, marker, ignoreEos: o.ignoreEos });
+    const body = play.texts.body(call, { served: o.served, marker, ignoreEos: o.ignoreEos });
     if (toWall(c.sentAtMs) - toWall(c.dueAtMs) > CREDIT_DROP_LATENESS_MS) creditDrops++;
     const agentic: AgenticFields = {
       traceId: c.traceId,
@@ -165,7 +274,7 @@ export function createReplaySession(o: ReplaySessionOptions): ReplaySession {
     };
     return {
       body,
-      inputTokens: entry.texts.inputTokens(found.call, marker),
+      inputTokens: play.texts.inputTokens(found.call, marker),
       dueAtMs: toWall(c.dueAtMs),
       agentic,
     };
@@ -179,14 +288,18 @@ export function createReplaySession(o: ReplaySessionOptions): ReplaySession {
     get cancelled() {
       return cancelled;
     },
+    prepared,
     driver(phase, ctx): ReplayPhaseDriver {
       const driver = createReplayPhaseDriver(scheduler, phase, ctx, compile);
       drivers.push(driver);
       return {
         ...driver,
         next() {
+          if (failure !== null) throw failure;
           if (cancelled !== null) return DONE;
           const step = driver.next();
+          // The warmup holds the profiling back until every trace is ready (or the run fails on one).
+          if (phase === 'warmup' && step === DONE && !preparedDone) return WAIT;
           const end = scheduler.endAt;
           if (profilingStart === null && end !== null)
             profilingStart = toWall(end - o.replay.durationS * 1000);
@@ -198,7 +311,13 @@ export function createReplaySession(o: ReplaySessionOptions): ReplaySession {
         },
         wakeAtMs() {
           const t = driver.wakeAtMs();
-          return t === null ? null : toWall(t);
+          const wall = t === null ? null : toWall(t);
+          // Lanes waiting on a trace being read: ask again soon (no completion may come to wake the client).
+          if (phase === 'warmup' && (!preparedDone || scheduler.waitingLanes > 0)) {
+            const poll = o.now() + PREPARE_POLL_MS;
+            return wall === null ? poll : Math.min(wall, poll);
+          }
+          return wall;
         },
       };
     },
