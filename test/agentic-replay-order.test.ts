@@ -24,6 +24,42 @@ const DURATION_S = 120;
 const name = (traceConv: string, agent: string | null, turn: number) =>
   `${traceConv}/${agent ?? 'root'}#${turn}`;
 
+function benchOptions(
+  baseUrl: string,
+  dir: string,
+  o: { seed: number; warmupRequestsPerLane: number; warmupGraceS: number; benchmarkGraceS: number },
+) {
+  const traces = join(dir, 'traces.jsonl');
+  writeFileSync(traces, `${JSON.stringify(TRACE_A)}\n`);
+  return {
+    baseUrl,
+    models: ['m'],
+    traces: [traces],
+    maxContextTokens: null,
+    users: 1,
+    durationS: DURATION_S,
+    fast: false,
+    warmupRequestsPerLane: o.warmupRequestsPerLane,
+    warmupGraceS: o.warmupGraceS,
+    benchmarkGraceS: o.benchmarkGraceS,
+    seed: o.seed,
+    timeoutS: 30,
+    gpus: 1,
+    prefillGpus: null,
+    decodeGpus: null,
+    tokenizer: null,
+    affinityHeaders: [],
+    out: join(dir, 'out'),
+    formats: ['infx' as const],
+    apiKey: null,
+    version: 'test',
+    corpusName: 'hand',
+    labels: { accelerator: 'h200', framework: 'scripted', precision: 'fp8', modelPrefix: 'm' },
+    failedRequestThreshold: 0.1,
+    replayClockScale: SCALE,
+  };
+}
+
 describe('the agentic replay over HTTP', () => {
   it('dispatches in the order the scheduler gives on a simulated clock with the same answer times', async () => {
     const options = {
@@ -44,39 +80,8 @@ describe('the agentic replay over HTTP', () => {
 
     const server = await startScriptedServer({ defaults: { ttftMs: TTFT_MS, itlMs: ITL_MS } }, { spinMs: 0 });
     const dir = tmpDir('agentic-order');
-    const traces = join(dir, 'traces.jsonl');
-    writeFileSync(traces, `${JSON.stringify(TRACE_A)}\n`);
     try {
-      await runAgenticBench(
-        {
-          baseUrl: server.url,
-          models: ['m'],
-          traces: [traces],
-          maxContextTokens: null,
-          users: 1,
-          durationS: DURATION_S,
-          fast: false,
-          warmupRequestsPerLane: options.warmupRequestsPerLane,
-          warmupGraceS: options.warmupGraceS,
-          benchmarkGraceS: options.benchmarkGraceS,
-          seed: options.seed,
-          timeoutS: 30,
-          gpus: 1,
-          prefillGpus: null,
-          decodeGpus: null,
-          tokenizer: null,
-          affinityHeaders: [],
-          out: join(dir, 'out'),
-          formats: ['infx'],
-          apiKey: null,
-          version: 'test',
-          corpusName: 'hand',
-          labels: { accelerator: 'h200', framework: 'scripted', precision: 'fp8', modelPrefix: 'm' },
-          failedRequestThreshold: 0.1,
-          replayClockScale: SCALE,
-        },
-        { log: () => {} },
-      );
+      await runAgenticBench(benchOptions(server.url, dir, options), { log: () => {} });
     } finally {
       await server.close();
     }
@@ -92,5 +97,36 @@ describe('the agentic replay over HTTP', () => {
     });
     expect(expected.length).toBeGreaterThan(8);
     expect(wire).toEqual(expected);
+  }, 60_000);
+
+  it('a failed root warmup request cancels the run: nothing is profiled, and the result says run_cancelled', async () => {
+    // The first request of the run is the lane's root warmup turn: the server refuses it.
+    const server = await startScriptedServer(
+      {
+        defaults: { ttftMs: TTFT_MS, itlMs: ITL_MS },
+        requests: { '0': { fault: { kind: 'http', status: 500 } } },
+      },
+      { spinMs: 0 },
+    );
+    const dir = tmpDir('agentic-warmup-fail');
+    const logs: string[] = [];
+    try {
+      const report = await runAgenticBench(
+        benchOptions(server.url, dir, {
+          seed: 3,
+          warmupRequestsPerLane: 2,
+          warmupGraceS: 1000,
+          benchmarkGraceS: 1000,
+        }),
+        { log: (line) => logs.push(line) },
+      );
+      const a = report.result.agentic;
+      expect(a?.accounting.recordsProfiled).toBe(0);
+      expect(a?.submissionInvalidReasons).toContain('run_cancelled');
+      expect(report.result.valid).toBe(false);
+      expect(logs.join('\n')).toMatch(/warmup request .* of lane 0's root failed/);
+    } finally {
+      await server.close();
+    }
   }, 60_000);
 });

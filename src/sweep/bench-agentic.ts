@@ -268,7 +268,8 @@ export async function runAgenticBench(o: AgenticBenchOptions, hooks: BenchHooks)
       profilingStartMs: (window?.startMs ?? load.clockOriginMs) - load.clockOriginMs,
       profilingEndMs: (window?.endMs ?? load.clockOriginMs) - load.clockOriginMs,
       creditDropCount: session.creditDrops,
-      runCancelled: session.cancelled !== null,
+      // The live error gate, or a failed root warmup request (§2.7): the run was cancelled.
+      runCancelled: session.cancelled !== null || session.scheduler.aborted !== null,
       failedRequestThreshold: o.failedRequestThreshold,
       server: serverMetrics(scrapes, hooks.log),
     },
