@@ -7,7 +7,6 @@ import { assessClient } from '../client/health.ts';
 import { runLoad } from '../client/load.ts';
 import { scrapeMetrics } from '../client/metrics-scrape.ts';
 import { endpointPath } from '../client/payload.ts';
-import { ProbeError, probeServer } from '../client/probe.ts';
 import { type InferencexAgenticIdentity, toInferencexAgentic } from '../metrics/agentic/inferencex-export.ts';
 import { aggregateAgenticPoint } from '../metrics/agentic/point.ts';
 import { serverCacheMetrics } from '../metrics/agentic/server-metrics.ts';
@@ -22,11 +21,12 @@ import { type AgenticReplaySpec, createReplaySession } from '../workload/agentic
 import { loadTokenizer } from '../workload/tokenizers.ts';
 import { writeFileAtomic, writeLinesAtomic } from './atomic-write.ts';
 import {
-  BenchError,
   type BenchHooks,
   BenchInterrupted,
   type BenchReport,
   BenchUsageError,
+  probeTarget,
+  sumOrNull,
 } from './bench-point.ts';
 
 /**
@@ -107,18 +107,8 @@ export async function runAgenticBench(o: AgenticBenchOptions, hooks: BenchHooks)
   checkAgenticOptions(o);
   const baseUrl = new URL(o.baseUrl);
   const signal = hooks.signal ?? new AbortController().signal;
-  let probe: Awaited<ReturnType<typeof probeServer>>;
-  try {
-    probe = await probeServer(baseUrl, Math.min(10_000, o.timeoutS * 1000), o.apiKey);
-  } catch (err) {
-    if (err instanceof ProbeError)
-      throw new BenchError(`${err.message}\nIs the server running? Check --base-url.`);
-    throw err;
-  }
   const served = o.models;
-  for (const m of served)
-    if (probe.models.length > 0 && !probe.models.includes(m))
-      hooks.log(`warning: the server lists models ${probe.models.join(', ')}, not '${m}'`);
+  const probe = await probeTarget(baseUrl, o.timeoutS, o.apiKey, served, hooks.log);
   // The replay's times (think times, idle caps, the duration) are the engine's: a simulated engine faster
   // than real time has them scaled onto the wall clock.
   const timeScale = o.replayClockScale ?? (probe.simulator !== null ? (probe.timeScale ?? 1) : 1);
@@ -336,8 +326,4 @@ function inferencexIdentity(o: AgenticBenchOptions): InferencexAgenticIdentity {
     dcp_size: 1,
     pcp_size: 1,
   };
-}
-
-function sumOrNull(a: number | null, b: number | null): number | null {
-  return a === null || b === null ? null : a + b;
 }

@@ -6,7 +6,7 @@ import { type ClockReading, lagBetween, readEngineClock } from '../client/engine
 import { assessClient } from '../client/health.ts';
 import { type LoadProgress, runLoad } from '../client/load.ts';
 import { endpointPath } from '../client/payload.ts';
-import { ProbeError, probeServer } from '../client/probe.ts';
+import { ProbeError, probeServer, type ServerProbe } from '../client/probe.ts';
 import { aggregatorFor } from '../metrics/aggregate.ts';
 import { chooseClock } from '../metrics/clock-view.ts';
 import { toInferencexRaw } from '../metrics/inferencex.ts';
@@ -160,17 +160,7 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
   const workers = o.workers === 'auto' ? autoWorkers(o.concurrency) : o.workers;
   const signal = hooks.signal ?? new AbortController().signal;
 
-  let probe: Awaited<ReturnType<typeof probeServer>>;
-  try {
-    // 10 s for the whole readiness probe, or the per-request timeout when that is shorter.
-    probe = await probeServer(baseUrl, Math.min(10_000, o.timeoutS * 1000), o.apiKey);
-  } catch (err) {
-    if (err instanceof ProbeError)
-      throw new BenchError(`${err.message}\nIs the server running? Check --base-url.`);
-    throw err;
-  }
-  if (probe.models.length > 0 && !probe.models.includes(o.model))
-    hooks.log(`warning: the server lists models ${probe.models.join(', ')}, not '${o.model}'`);
+  const probe = await probeTarget(baseUrl, o.timeoutS, o.apiKey, [o.model], hooks.log);
   const engineClock = probe.engineClock && (o.clock ?? 'auto') === 'auto';
   if (probe.simulator !== null)
     hooks.log(
@@ -337,6 +327,33 @@ export async function runBench(o: BenchOptions, hooks: BenchHooks): Promise<Benc
   return { result, outDir: o.out, files };
 }
 
-function sumOrNull(a: number | null, b: number | null): number | null {
+/**
+ * The server's readiness and what it says of itself, before any work: unreachable is a BenchError that says
+ * to check --base-url; a model it does not list is a warning (some servers list none or aliases).
+ */
+export async function probeTarget(
+  baseUrl: URL,
+  timeoutS: number,
+  apiKey: string | null,
+  models: readonly string[],
+  log: (line: string) => void,
+): Promise<ServerProbe> {
+  let probe: ServerProbe;
+  try {
+    // 10 s for the whole readiness probe, or the per-request timeout when that is shorter.
+    probe = await probeServer(baseUrl, Math.min(10_000, timeoutS * 1000), apiKey);
+  } catch (err) {
+    if (err instanceof ProbeError)
+      throw new BenchError(`${err.message}\nIs the server running? Check --base-url.`);
+    throw err;
+  }
+  for (const m of models)
+    if (probe.models.length > 0 && !probe.models.includes(m))
+      log(`warning: the server lists models ${probe.models.join(', ')}, not '${m}'`);
+  return probe;
+}
+
+/** Total GPUs from the two pools, when both are given. */
+export function sumOrNull(a: number | null, b: number | null): number | null {
   return a === null || b === null ? null : a + b;
 }
