@@ -19,7 +19,9 @@ import { playPhase, SimClock, TRACE_A } from './support/replay-fixtures.ts';
 const SCALE = 20;
 const TTFT_MS = 5;
 const ITL_MS = 1;
-const DURATION_S = 120;
+// The profiling phase (from 1.62 s) ends at 118.62 s on the simulated clock: the last call it sends is
+// due at 114.12 and the next at 121.42, so the wire's lag (it only makes calls later) never changes which.
+const DURATION_S = 117;
 
 const name = (traceConv: string, agent: string | null, turn: number) =>
   `${traceConv}/${agent ?? 'root'}#${turn}`;

@@ -69,14 +69,15 @@ describe('createReplayPhaseDriver', () => {
       }
     }
     // Warmup: root#2 primes at 0 (done 1), root#3 advances with one token (done 2, spawns bg).
-    // Profiling from 2: root#4 and bg#0 at once; root#4 done 3, root#5 due 3 + 299 s, past the 5 s end.
+    // Profiling from 2, each turn its recorded delay after the boundary: bg#0 at 2.5 (0.5 s after its
+    // spawn), root#4 at 3 (1 s); root#4 done 4, root#5 due 4 + 299 s, past the 5 s end.
     expect(names).toEqual([
       'warmup 0 0 A/root#2 true',
       'warmup 1 1 A/root#3 true',
-      'benchmark 2 0 A/root#4 true',
-      'benchmark 2 1 A/bg#0 true',
+      'benchmark 2.5 0 A/bg#0 true',
+      'benchmark 3 1 A/root#4 true',
     ]);
-    expect(bodies).toEqual(['A/root#2 60', 'A/root#3 1', 'A/root#4 80', 'A/bg#0 10']);
+    expect(bodies).toEqual(['A/root#2 60', 'A/root#3 1', 'A/bg#0 10', 'A/root#4 80']);
   });
 
   it('hands back the requests to abort past the grace', () => {

@@ -233,7 +233,7 @@ describe('ReplayScheduler: warmup', () => {
       lanes: 2,
       startRatio: [0.5, 0.5],
       warmupRequestsPerLane: 2,
-      durationS: 0.5,
+      durationS: 2,
     });
     s.startWarmup();
     const warm = playPhase(s, clock, latency);
@@ -256,14 +256,29 @@ describe('ReplayScheduler: warmup', () => {
 
     s.startBenchmark();
     const prof = playPhase(s, clock, latency);
-    // At the boundary (3 s) A sends bg and root#5 at once; B's lane has drained and takes the next trace.
+    // The boundary (3 s) puts each trace at its t*: A's pending calls are due their recorded delays
+    // after it, bg#0 at 3.5 (0.5 s after its spawn) and root#5 at 3 + 299 s (past the end); B's lane has
+    // drained and takes the next trace at once, whose second turn would be due at or past the 5 s end.
     const laneOfA = (warm.find((x) => x.call.traceId === 'A') as Sent).call.lane;
     const next = laneOfA === 0 ? 'A' : 'B';
     expect(prof.map((x) => `${x.at} ${x.name} ${x.call.recyclePass}`).sort()).toEqual(
-      ['3 A/bg#0 0', '3 A/root#5 0', `3 ${next}/root#0 1`].sort(),
+      ['3.5 A/bg#0 0', `3 ${next}/root#0 1`].sort(),
     );
     expect(prof.every((x) => x.call.phase === 'benchmark' && x.call.warmup === null)).toBe(true);
-    expect(s.counts.benchmark.sent).toBe(3);
+    expect(s.counts.benchmark.sent).toBe(2);
+  });
+
+  it('at the boundary, a long think time is cut by the global idle cap as after any turn', () => {
+    // A alone from root#3 (t* = 3): warmup root#2, root#3, root#4 end at 3 s; bg#0 (spawned by root#3)
+    // goes at 3.5 and is done at 4.5; root#5 is due 3 + 299 s, and with nothing in flight the 10 s cap
+    // brings it to 14.5.
+    const { s, clock } = scheduler([TRACE_A], { startRatio: [0.5, 0.5], warmupRequestsPerLane: 2 });
+    s.startWarmup();
+    playPhase(s, clock, latency);
+    expect(clock.ms).toBe(3000);
+    s.startBenchmark();
+    const prof = playPhase(s, clock, latency);
+    expect(log(prof).slice(0, 3)).toEqual(['3.5 A/bg#0', '14.5 A/root#5', '15.5 A/root#0']);
   });
 
   it('a failed root warmup request aborts the run; a subagent’s does not', () => {

@@ -6,6 +6,7 @@ import { arrayTraceSource, type TraceSource } from './replay-source.ts';
 
 export type { TraceSource } from './replay-source.ts';
 
+import { DueQueue } from './due-queue.ts';
 import { type CallOutcome, type Conversation, TreePlay } from './replay-tree.ts';
 
 /**
@@ -98,6 +99,8 @@ export type ReplayStep = ReplayCall | typeof WAITING | typeof FINISHED;
 
 interface Lane {
   index: number;
+  /** Its place in the scheduler's list: ties between lanes go to the earlier one. */
+  pos: number;
   tree: TreePlay;
   /** The source's index of the tree's trace. */
   trace: number;
@@ -111,6 +114,20 @@ interface Flight {
   tree: TreePlay;
   conv: Conversation;
 }
+
+/** A timer as queued: the conversation's due time then; stale once the conversation's version moved on. */
+interface Due {
+  at: number;
+  pos: number;
+  /** 0 for the root, then the subagents in plan order (the root goes before its subagents on a tie). */
+  order: number;
+  version: number;
+  tree: TreePlay;
+  conv: Conversation;
+}
+
+const dueBefore = (a: Due, b: Due): boolean =>
+  a.at !== b.at ? a.at < b.at : a.pos !== b.pos ? a.pos < b.pos : a.order < b.order;
 
 const emptyCounts = (): PhaseCounts => ({ sent: 0, ok: 0, errors: 0, overflows: 0, cancelled: 0 });
 
@@ -134,6 +151,7 @@ export class ReplayScheduler {
   private readonly lanes: Lane[] = [];
   private readonly waiting: number[] = [];
   private readonly flights = new Map<number, Flight>();
+  private readonly due = new DueQueue<Due>(dueBefore);
   private phase: ReplayPhase | null = null;
   private phaseStart = 0;
   private nextId = 0;
@@ -214,17 +232,26 @@ export class ReplayScheduler {
       const trace = this.slot(index, wait);
       if (trace === null) return;
       this.waiting.shift();
-      const lane: Lane = { index, trace, tree: this.newTree(index, 0, trace), warmupLeft: 0 };
+      const pos = this.lanes.length;
+      const lane: Lane = { index, pos, trace, tree: this.newTree(index, pos, 0, trace), warmupLeft: 0 };
       this.lanes.push(lane);
       if (this.phase === 'warmup') this.warmLane(lane, now);
     }
   }
 
-  private newTree(lane: number, pass: number, trace: number): TreePlay {
+  private newTree(lane: number, pos: number, pass: number, trace: number): TreePlay {
     const plan = this.source.plan(trace) as TreePlan;
     this.counts.treesStarted++;
     this.counts.subagentsDropped += plan.droppedSubagents;
-    return new TreePlay(plan, lane, pass, (conv) => correlationId(this.o.seed, lane, pass, conv));
+    const tree: TreePlay = new TreePlay(
+      plan,
+      lane,
+      pass,
+      (conv) => correlationId(this.o.seed, lane, pass, conv),
+      (conv) =>
+        this.due.push({ at: conv.dueAt as number, pos, order: conv.child + 1, version: conv.version, tree, conv }),
+    );
+    return tree;
   }
 
   /** Root turn t* for a lane: uniform in `startRatio` of its turns, leaving the turn before it and one after. */
@@ -257,7 +284,12 @@ export class ReplayScheduler {
     lane.warmupLeft = 1 + this.o.warmupRequestsPerLane;
   }
 
-  /** Profiling from the live state: every pending call due at the boundary; drained lanes take their next trace. */
+  /**
+   * Profiling from the live state, with every lane's trace at its t* on the boundary (§2.7): each pending
+   * call is due its recorded delay after the boundary, as if the warmup's last turn had just finished
+   * (the warmup's one-token requests skip think time; the first profiling turn keeps its own); drained
+   * lanes take their next trace; then the global idle cap, as after any turn.
+   */
   startBenchmark(): void {
     const now = this.clock.now();
     const fresh = this.phase === null;
@@ -265,12 +297,14 @@ export class ReplayScheduler {
     const warmed = this.lanes.length;
     this.phase = 'benchmark';
     this.phaseStart = now;
+    this.due.clear();
     this.fill(false);
     for (const [k, lane] of this.lanes.entries()) {
       if (fresh || k >= warmed) lane.tree.startAt(0, now);
       else if (lane.tree.drained()) this.recycle(lane, now);
-      else for (const c of lane.tree.timers()) c.dueAt = now;
+      else for (const c of lane.tree.timers()) lane.tree.setDue(c, now + TreePlay.delayOf(c));
     }
+    this.capSystemIdle(now);
   }
 
   private recycle(lane: Lane, now: number): void {
@@ -278,7 +312,7 @@ export class ReplayScheduler {
     const pass = lane.tree.pass + 1;
     const trace = this.slot(this.o.lanes + this.draws++, false) as number;
     // The next tree first: a source that counts holds keeps a trace both trees play.
-    const tree = this.newTree(lane.index, pass, trace);
+    const tree = this.newTree(lane.index, lane.pos, pass, trace);
     this.source.release?.(lane.trace);
     lane.tree = tree;
     lane.trace = trace;
@@ -310,23 +344,47 @@ export class ReplayScheduler {
     return this.phase === 'benchmark' && now < (this.endAt as number);
   }
 
+  /**
+   * The queue's first live timer: a call ready now, or the earliest one due later. On the way it drops
+   * stale entries and those of lanes done with the warmup, and sets aside due join turns whose subagents
+   * are still running (the tree queues them again when one finishes). Null: nothing may start.
+   */
+  private settle(now: number): Due | null {
+    for (;;) {
+      const top = this.due.peek();
+      if (top === undefined) return null;
+      const lane = this.lanes[top.pos] as Lane;
+      const { conv } = top;
+      if (lane.tree !== top.tree || conv.version !== top.version || !TreePlay.pending(conv)) {
+        this.due.pop();
+        continue;
+      }
+      if (!this.mayStart(lane, now)) {
+        // The warmup's lanes run out one by one (the boundary queues them again); else the phase is over.
+        if (this.phase !== 'warmup' || !this.phaseOpen(now)) return null;
+        this.due.pop();
+        continue;
+      }
+      if (top.at > now || lane.tree.ready(conv, now)) return top;
+      this.due.pop();
+      conv.parked = true;
+    }
+  }
+
+  private phaseOpen(now: number): boolean {
+    if (this.aborted !== null || this.phase === null) return false;
+    return now < (this.phase === 'warmup' ? (this.cancelAt as number) : (this.endAt as number));
+  }
+
   /** The next call to send now, or WAITING (a timer, a join or a completion is awaited), or FINISHED (phase over). */
   next(): ReplayStep {
     if (this.phase === 'warmup' && this.waiting.length > 0) this.fill(true);
     const now = this.clock.now();
-    let best: { lane: Lane; conv: Conversation } | null = null;
-    for (const lane of this.lanes) {
-      if (!this.mayStart(lane, now)) continue;
-      // Earliest due first; ties go to the lane listed first, then the root before its subagents.
-      for (const conv of lane.tree.conversations)
-        if (
-          lane.tree.ready(conv, now) &&
-          (best === null || (conv.dueAt as number) < (best.conv.dueAt as number))
-        )
-          best = { lane, conv };
-    }
-    if (best === null) return this.phaseOver(now) ? FINISHED : WAITING;
-    return this.dispatch(best, now);
+    // Earliest due first; ties go to the lane listed first, then the root before its subagents.
+    const top = this.settle(now);
+    if (top === null || top.at > now) return this.phaseOver(now) ? FINISHED : WAITING;
+    this.due.pop();
+    return this.dispatch({ lane: this.lanes[top.pos] as Lane, conv: top.conv }, now);
   }
 
   private phaseOver(now: number): boolean {
@@ -425,16 +483,10 @@ export class ReplayScheduler {
   /** Globally: with nothing in flight or ready anywhere, every pending timer moves earlier by one amount. */
   private capSystemIdle(now: number): void {
     if (this.flights.size > 0) return;
-    let next: number | null = null;
-    for (const lane of this.lanes) {
-      if (!this.mayStart(lane, now)) continue;
-      if (lane.tree.conversations.some((c) => lane.tree.ready(c, now))) return;
-      const t = lane.tree.nextTimer(now);
-      if (t !== null && (next === null || t < next)) next = t;
-    }
+    const top = this.settle(now);
     const cap = this.o.systemIdleGapCapS * 1000;
-    if (next === null || next - now <= cap) return;
-    for (const lane of this.lanes) lane.tree.shift(next - now - cap, now);
+    if (top === null || top.at - now <= cap) return;
+    for (const lane of this.lanes) lane.tree.shift(top.at - now - cap, now);
   }
 
   /**
@@ -461,7 +513,10 @@ export class ReplayScheduler {
     const consider = (t: number | null) => {
       if (t !== null && t > now && (best === null || t < best)) best = t;
     };
-    for (const lane of this.lanes) if (this.mayStart(lane, now)) consider(lane.tree.nextTimer(now));
+    const top = this.settle(now);
+    // A call ready now: ask again at once.
+    if (top !== null && top.at <= now) return now;
+    consider(top?.at ?? null);
     if (this.phase === 'benchmark') consider(this.endAt);
     if (this.flights.size > 0 || (this.phase === 'warmup' && this.waiting.length > 0))
       consider(this.cancelAt);

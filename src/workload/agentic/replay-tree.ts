@@ -25,17 +25,27 @@ export interface Conversation {
   spawned: boolean;
   /** When its last call finished (or it overflowed); null while it has calls left. */
   finishedAt: number | null;
+  /** Bumped at every change of `dueAt`: a queued timer with an older one is stale. */
+  version: number;
+  /** Due, but its join waits on subagents: the scheduler set it aside until one of them finishes. */
+  parked: boolean;
 }
+
+/** Told of every timer a tree sets (a conversation's next call got a due time). */
+export type OnDue = (c: Conversation) => void;
 
 export class TreePlay {
   readonly conversations: Conversation[];
   inFlight = 0;
+  /** Spawned conversations with calls left or one in flight: the only ones a timer or a drain can concern. */
+  private readonly live = new Set<Conversation>();
 
   constructor(
     readonly plan: TreePlan,
     readonly lane: number,
     readonly pass: number,
     correlation: (conversationId: string) => string,
+    private readonly onDue: OnDue = () => {},
   ) {
     const conv = (child: number, calls: readonly PlannedCall[], id: string): Conversation => ({
       child,
@@ -47,11 +57,37 @@ export class TreePlay {
       ended: false,
       spawned: child < 0,
       finishedAt: null,
+      version: 0,
+      parked: false,
     });
     this.conversations = [
       conv(-1, plan.root, plan.traceId),
       ...plan.children.map((c, i) => conv(i, c.calls, c.conversationId)),
     ];
+    this.touch(this.root);
+  }
+
+  private touch(c: Conversation): void {
+    if (c.spawned && !TreePlay.done(c)) this.live.add(c);
+    else this.live.delete(c);
+  }
+
+  /** Sets when `c`'s next call may go (null: none) and tells the scheduler of a new timer. */
+  setDue(c: Conversation, at: number | null): void {
+    c.dueAt = at;
+    c.version++;
+    c.parked = false;
+    if (at !== null && TreePlay.pending(c)) this.onDue(c);
+  }
+
+  /** The recorded end-to-start delay before `c`'s next call (a subagent's first: its offset from the spawn). */
+  static delayOf(c: Conversation): number {
+    return c.calls[c.next]?.delayMs ?? 0;
+  }
+
+  /** Has a next call that only its time (and, for a join, its subagents) keeps back. */
+  static pending(c: Conversation): boolean {
+    return !c.ended && !c.inFlight && c.spawned && c.next < c.calls.length;
   }
 
   get root(): Conversation {
@@ -64,10 +100,11 @@ export class TreePlay {
    */
   startAt(turn: number, now: number): void {
     this.root.next = turn;
-    this.root.dueAt = now;
     for (const c of this.conversations.slice(1)) {
       if ((this.plan.children[c.child] as { spawnTurn: number }).spawnTurn < turn) c.ended = true;
     }
+    this.touch(this.root);
+    this.setDue(this.root, now);
   }
 
   static done(c: Conversation): boolean {
@@ -76,7 +113,7 @@ export class TreePlay {
 
   /** Every conversation has finished: the lane is free for its next trace. */
   drained(): boolean {
-    return this.inFlight === 0 && this.conversations.every((c) => TreePlay.done(c) || !c.spawned);
+    return this.inFlight === 0 && this.live.size === 0;
   }
 
   /**
@@ -96,8 +133,7 @@ export class TreePlay {
 
   /** The conversation's next call may be sent now: due, and (a join turn) its subagents are done. */
   ready(c: Conversation, now: number): boolean {
-    if (c.ended || c.inFlight || !c.spawned || c.next >= c.calls.length) return false;
-    if (c.dueAt === null || c.dueAt > now) return false;
+    if (!TreePlay.pending(c) || c.dueAt === null || c.dueAt > now) return false;
     if (c.child >= 0) return true;
     const joins = this.plan.joinsAt[c.next] ?? [];
     return joins.every((i) => TreePlay.done(this.conversations[i + 1] as Conversation));
@@ -119,32 +155,43 @@ export class TreePlay {
     const turn = c.next;
     c.next++;
     if (outcome === 'overflow' || c.next >= c.calls.length) c.finishedAt = now;
-    if (outcome === 'overflow') {
-      c.ended = true;
-      c.dueAt = null;
+    if (outcome === 'overflow') c.ended = true;
+    this.touch(c);
+    if (c.ended) this.setDue(c, null);
+    else {
+      const following = c.calls[c.next];
+      this.setDue(c, following === undefined ? null : now + (zeroDelays ? 0 : following.delayMs));
+    }
+    if (c.child >= 0) {
+      // A subagent done may free its join: a root set aside for it is looked at again.
+      const root = this.root;
+      if (TreePlay.done(c) && root.parked) {
+        root.parked = false;
+        this.onDue(root);
+      }
       return;
     }
-    const following = c.calls[c.next];
-    c.dueAt = following === undefined ? null : now + (zeroDelays ? 0 : following.delayMs);
-    if (c.child >= 0) return;
+    if (c.ended) return;
     for (const i of this.plan.spawnsAt[turn] ?? []) {
       const child = this.conversations[i + 1] as Conversation;
       if (child.ended) continue;
       child.spawned = true;
-      child.dueAt = now + (zeroDelays ? 0 : ((child.calls[0] as PlannedCall).delayMs ?? 0));
+      this.touch(child);
+      this.setDue(child, now + (zeroDelays ? 0 : TreePlay.delayOf(child)));
     }
   }
 
   /** Pending timers: conversations that will send once their `dueAt` comes. */
-  *timers(): Generator<Conversation> {
-    for (const c of this.conversations)
-      if (!c.ended && !c.inFlight && c.spawned && c.dueAt !== null && c.next < c.calls.length) yield c;
+  timers(): Conversation[] {
+    const out: Conversation[] = [];
+    for (const c of this.live) if (c.dueAt !== null && TreePlay.pending(c)) out.push(c);
+    return out;
   }
 
   /** Moves every pending timer later than `now` earlier by `ms` (the idle caps), keeping order and spacing. */
   shift(ms: number, now: number): void {
     for (const c of this.timers())
-      if ((c.dueAt as number) > now) c.dueAt = Math.max(now, (c.dueAt as number) - ms);
+      if ((c.dueAt as number) > now) this.setDue(c, Math.max(now, (c.dueAt as number) - ms));
   }
 
   /** The earliest pending timer later than `now`, or null. */
