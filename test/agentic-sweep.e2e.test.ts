@@ -55,19 +55,16 @@ describe.skipIf(!available)('an agentic sweep → ingest → dashboard', () => {
     ]);
     expect(synth.code, synth.stderr).toBe(0);
 
-    // Without the corpus the row is listed as not run, with the way to give one.
-    const dry = await infx([
-      'sweep',
-      '--config-files',
-      config,
-      '--runner-config',
-      'examples/runners.yaml',
-      '--dry-run',
-    ]);
+    // Without --traces and the public corpus not in the HF cache, the row is listed as not run, with the ways to give one.
+    const dry = await infx(
+      ['sweep', '--config-files', config, '--runner-config', 'examples/runners.yaml', '--dry-run'],
+      { HF_HOME: join(dir, 'hf'), HF_HUB_CACHE: '' },
+    );
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout + dry.stderr).toContain(
-      'agentic-coding rows need a trace corpus: give infx sweep --traces FILE',
+      'huggingface-cli download --repo-type dataset semianalysisai/cc-traces-weka-062126',
     );
+    expect(dry.stdout + dry.stderr).toContain('infx sweep --traces FILE');
 
     const sweep = await infx([
       'sweep',

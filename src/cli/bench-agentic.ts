@@ -1,7 +1,6 @@
-import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { loadProgressReporter } from '../client/progress.ts';
-import { type AgenticBenchOptions, runAgenticBench } from '../sweep/bench-agentic.ts';
+import { type AgenticBenchOptions, agenticCorpusFiles, runAgenticBench } from '../sweep/bench-agentic.ts';
 import { formatAgenticSummary } from '../sweep/bench-agentic-format.ts';
 import { parseMaxContext } from '../workload/agentic/max-context.ts';
 import { AFFINITY_HEADERS, type AffinityHeader } from '../workload/agentic/replay-ids.ts';
@@ -14,6 +13,7 @@ import { onInterrupt } from './signals.ts';
 
 export interface AgenticFlags {
   traces?: string[];
+  public?: string;
   duration?: number;
   fast?: boolean;
   maxContext?: number;
@@ -41,6 +41,10 @@ function affinityList(value: string, previous: AffinityHeader[] | undefined): Af
 export function addAgenticOptions(command: Command): Command {
   return command
     .option('--traces <file...>', 'agentic: trace corpus files (traces.jsonl; `infx trace synth` writes one)')
+    .option(
+      '--public <model-prefix>',
+      'agentic, instead of --traces: the public corpus the reference replays for this model prefix (1M-context prefixes the 1M one, others the 256k one), from the local Hugging Face cache, never downloaded',
+    )
     .option(
       '--duration <s>',
       `agentic: the profiling phase, seconds (default ${AGENTIC_DURATION_S.full}; --fast ${AGENTIC_DURATION_S.fast}); simulated seconds against a simulated engine`,
@@ -77,7 +81,7 @@ export function addAgenticOptions(command: Command): Command {
     )
     .option(
       '--corpus-name <name>',
-      "agentic: the corpus's name in the result (default: the first file's name)",
+      "agentic: the corpus's name in the result (default: the public corpus's loader name, or the first file's name)",
     );
 }
 
@@ -109,14 +113,19 @@ export async function benchAgentic(
     return 2;
   }
   const fast = flags.fast ?? false;
-  const traces = flags.traces ?? [];
+  let corpus: { traces: string[]; corpusName: string };
+  try {
+    corpus = agenticCorpusFiles(flags);
+  } catch (err) {
+    return reportError(err, io);
+  }
   const options: AgenticBenchOptions = {
     baseUrl: flags.baseUrl,
     models: flags.model
       .split(',')
       .map((m) => m.trim())
       .filter((m) => m !== ''),
-    traces,
+    traces: corpus.traces,
     maxContextTokens: flags.maxContext ?? null,
     users: flags.concurrency[0] as number,
     durationS: flags.duration ?? (fast ? AGENTIC_DURATION_S.fast : AGENTIC_DURATION_S.full),
@@ -135,13 +144,16 @@ export async function benchAgentic(
     formats: flags.format === 'inferencex' ? ['infx', 'inferencex'] : ['infx'],
     apiKey: process.env.OPENAI_API_KEY ?? null,
     version,
-    corpusName: flags.corpusName ?? (traces[0] ? basename(traces[0]).replace(/\.jsonl$/, '') : 'traces'),
+    corpusName: corpus.corpusName,
     labels: {
       accelerator: flags.accelerator,
       framework: flags.framework,
       precision: flags.precision,
       modelPrefix:
-        flags.modelPrefix ?? flags.model.split(',')[0]?.split('/').pop()?.toLowerCase() ?? flags.model,
+        flags.modelPrefix ??
+        flags.public ??
+        flags.model.split(',')[0]?.split('/').pop()?.toLowerCase() ??
+        flags.model,
     },
     failedRequestThreshold: flags.failedRequestThreshold,
   };

@@ -98,7 +98,7 @@ export function pointFlags(cmd: Command): Command {
     )
     .option(
       '--traces <file...>',
-      'agentic-coding rows: the trace corpus they replay (infx trace synth writes one)',
+      "agentic-coding rows: the trace corpus they replay (default: each row's public corpus by model prefix from the local Hugging Face cache, never downloaded)",
     )
     .option(
       '--max-context <n>',
@@ -140,7 +140,7 @@ export function engineDefaults(f: PointFlags): Omit<PointEngine, 'faults'> {
   };
 }
 
-/** The corpus of the agentic rows, hashed (null without --traces). */
+/** The agentic rows' settings and --traces corpus, hashed (without it, rows replay their public corpus). */
 export const agenticDefaults = (f: PointFlags) =>
   agenticPlanDefaults(f.traces, {
     maxContextTokens: f.maxContext ?? null,

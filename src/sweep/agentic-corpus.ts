@@ -1,30 +1,88 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { basename, resolve } from 'node:path';
+import { isAgentic, type MatrixRow } from '../schema/matrix-row.ts';
+import type { TraceCorpus } from '../schema/workload.ts';
+import { TraceCorpusError } from '../workload/agentic/errors.ts';
+import { corpusForModelPrefix, findPublicCorpus } from '../workload/agentic/hf-corpus.ts';
 import type { AgenticPlanDefaults } from './points.ts';
 import { SweepPlanError } from './points.ts';
 
 /**
- * The corpus a sweep's agentic rows replay (`--traces FILE…`): each file's absolute path and SHA-256, so a
+ * The corpus a sweep's agentic rows replay: `--traces FILE…` for every row, else each row's public corpus
+ * by model prefix from the local Hugging Face cache (hf-corpus.ts: the 1M one for 1M-context prefixes,
+ * the 256k one otherwise; never downloaded). Each file is planned by absolute path and SHA-256, so a
  * point measures exactly the bytes planned (point-bench.ts checks them again before it runs), wherever
- * the point runs from. Null without files: the agentic rows are listed as not run, with the reason.
+ * the point runs from.
  */
-export async function agenticPlanDefaults(
-  files: readonly string[] | undefined,
-  settings: Omit<AgenticPlanDefaults, 'traces'>,
-): Promise<AgenticPlanDefaults | null> {
-  if (files === undefined || files.length === 0) return null;
-  const out: { path: string; sha256: string }[] = [];
+
+/** A file's SHA-256, streamed (a public corpus is large). */
+export function sha256File(path: string): Promise<string> {
+  return new Promise((done, fail) => {
+    const hash = createHash('sha256');
+    createReadStream(path)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', fail)
+      .on('end', () => done(hash.digest('hex')));
+  });
+}
+
+async function hashed(
+  files: readonly string[],
+  what: (file: string) => string,
+): Promise<TraceCorpus['files']> {
+  const out: TraceCorpus['files'] = [];
   for (const file of files) {
     const path = resolve(file);
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(path);
-    } catch (err) {
-      throw new SweepPlanError(`--traces ${file}: ${(err as Error).message}`);
-    }
-    out.push({ path, sha256: createHash('sha256').update(bytes).digest('hex') });
+    const sha256 = await sha256File(path).catch((err: Error) => {
+      throw new SweepPlanError(`${what(file)}: ${err.message}`);
+    });
+    out.push({ path, sha256 });
   }
+  return out;
+}
+
+/** The sweep's agentic settings: with files, the corpus of every row; without, `traces: null` (public by prefix). */
+export async function agenticPlanDefaults(
+  files: readonly string[] | undefined,
+  settings: Omit<AgenticPlanDefaults, 'traces' | 'publicCorpora'>,
+): Promise<AgenticPlanDefaults> {
+  if (files === undefined || files.length === 0) return { traces: null, ...settings };
   const name = basename(files[0] as string).replace(/\.jsonl$/, '');
-  return { traces: { name, files: out }, ...settings };
+  return { traces: { name, files: await hashed(files, (f) => `--traces ${f}`) }, ...settings };
+}
+
+/**
+ * The public corpus of each model prefix among the agentic `rows`, hashed once per corpus, or why a row
+ * cannot have one (the cache lacks it: the reason says where it looked and how to get a copy). Unchanged
+ * with `--traces` or without agentic settings.
+ */
+export async function withPublicCorpora(
+  rows: readonly MatrixRow[],
+  agentic: AgenticPlanDefaults | null | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<AgenticPlanDefaults | null> {
+  if (!agentic || agentic.traces !== null) return agentic ?? null;
+  const byDataset = new Map<string, TraceCorpus | string>();
+  const publicCorpora = new Map<string, TraceCorpus | string>();
+  for (const row of rows) {
+    if (!isAgentic(row) || publicCorpora.has(row['model-prefix'])) continue;
+    const corpus = corpusForModelPrefix(row['model-prefix']);
+    let found = byDataset.get(corpus.dataset);
+    if (found === undefined) {
+      try {
+        const files = findPublicCorpus(corpus, env);
+        found = {
+          name: corpus.loader,
+          files: await hashed(files, (f) => `public corpus ${corpus.dataset} file ${f}`),
+        };
+      } catch (err) {
+        if (!(err instanceof TraceCorpusError)) throw err;
+        found = `${err.message}: ${err.hint ?? ''} (infx sweep --traces FILE…)`;
+      }
+      byDataset.set(corpus.dataset, found);
+    }
+    publicCorpora.set(row['model-prefix'], found);
+  }
+  return { ...agentic, publicCorpora };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { monotonicMs } from '../client/clock.ts';
 import { type ClockReading, lagBetween, readEngineClock } from '../client/engine-clock.ts';
 import { assessClient } from '../client/health.ts';
@@ -16,6 +16,7 @@ import type { AgenticCodingWorkload } from '../schema/workload.ts';
 import { openCompiledCorpus } from '../workload/agentic/compile-open.ts';
 import { droppedNote, newReport } from '../workload/agentic/corpus.ts';
 import { TraceCorpusError } from '../workload/agentic/errors.ts';
+import { publicCorpusFiles } from '../workload/agentic/hf-corpus.ts';
 import type { AffinityHeader } from '../workload/agentic/replay-ids.ts';
 import { type AgenticReplaySpec, createReplaySession } from '../workload/agentic/replay-session.ts';
 import { loadTokenizer } from '../workload/tokenizers.ts';
@@ -84,14 +85,43 @@ export const SLOTS_PER_USER = 8;
 /** The live error gate judges the ratio once this many profiling requests have finished. */
 export const LIVE_GATE_MIN_FINISHED = 10;
 
+const NO_CORPUS =
+  '--workload agentic needs --traces FILE… (a traces.jsonl corpus; infx trace synth writes one) ' +
+  'or --public MODEL_PREFIX (the public corpus for that model prefix, from the local Hugging Face cache)';
+
+/**
+ * The corpus files of `infx bench --workload agentic` and its name in the result: `--traces FILE…`, or
+ * `--public PREFIX`, the public corpus the reference replays for that model prefix, found in the local
+ * Hugging Face cache (never downloaded; absent: a TraceCorpusError saying where it looked and how to get
+ * it). Exactly one of the two. The name is `--corpus-name`, else the loader's or the first file's.
+ */
+export function agenticCorpusFiles(
+  given: {
+    traces?: readonly string[] | undefined;
+    public?: string | undefined;
+    corpusName?: string | undefined;
+  },
+  env: NodeJS.ProcessEnv = process.env,
+): { traces: string[]; corpusName: string } {
+  const traces = given.traces ?? [];
+  if (given.public !== undefined && traces.length > 0)
+    throw new BenchUsageError(
+      '--traces and --public both name the corpus: give one (--traces FILE… or --public MODEL_PREFIX)',
+    );
+  if (given.public !== undefined) {
+    const found = publicCorpusFiles(given.public, env);
+    return { traces: found.files, corpusName: given.corpusName ?? found.corpus.loader };
+  }
+  if (traces.length === 0) throw new BenchUsageError(NO_CORPUS);
+  const first = basename(traces[0] as string).replace(/\.jsonl$/, '');
+  return { traces: [...traces], corpusName: given.corpusName ?? first };
+}
+
 export function checkAgenticOptions(o: AgenticBenchOptions): void {
   const problems: string[] = [];
   if (!/^https?:\/\//.test(o.baseUrl))
     problems.push(`--base-url must start with http:// or https:// (got '${o.baseUrl}')`);
-  if (o.traces.length === 0)
-    problems.push(
-      '--workload agentic needs --traces FILE… (a traces.jsonl corpus; infx trace synth writes one)',
-    );
+  if (o.traces.length === 0) problems.push(NO_CORPUS);
   if (o.models.length === 0) problems.push('--model names the served model');
   if (!(o.durationS > 0)) problems.push('--duration must be a positive number of seconds');
   if (problems.length) throw new BenchUsageError(problems.join('\n'));

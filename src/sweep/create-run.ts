@@ -10,6 +10,7 @@ import type { BenchDefaults } from '../schema/reference-client.ts';
 import type { PointEngine, RunManifest, RunOptions, RunSource } from '../schema/run-dir.ts';
 import { RUN_DIR_SCHEMA_VERSION, runIdProblem } from '../schema/run-dir.ts';
 import { safeJoin } from '../schema/safe-path.ts';
+import { withPublicCorpora } from './agentic-corpus.ts';
 import { type AgenticPlanDefaults, type FaultRule, planPoints, SweepPlanError } from './points.ts';
 import { manifestPath, writeManifest } from './run-dir.ts';
 
@@ -26,7 +27,10 @@ export interface NewRunRequest {
   bench: BenchDefaults;
   engine: Omit<PointEngine, 'faults'>;
   faults: readonly FaultRule[];
-  /** The corpus agentic rows replay (`--traces`); null or absent: they are listed as not run. */
+  /**
+   * The agentic rows' corpus and settings (`--traces`, else each row's public corpus from the local Hugging
+   * Face cache); null or absent: they are listed as not run.
+   */
   agentic?: AgenticPlanDefaults | null;
   version: string;
 }
@@ -109,7 +113,7 @@ export async function planRun(req: NewRunRequest): Promise<{ runDir: string; man
     bench: { ...req.bench, seed: req.seed },
     engine: req.engine,
     faults: req.faults,
-    agentic: req.agentic ?? null,
+    agentic: await withPublicCorpora(rows, req.agentic),
   });
   const manifest: RunManifest = {
     schemaVersion: RUN_DIR_SCHEMA_VERSION,

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { EngineLaunch } from '../schema/engine-launch.ts';
 import type { PointSpec } from '../schema/run-dir.ts';
+import { sha256File } from './agentic-corpus.ts';
 import { runAgenticBench } from './bench-agentic.ts';
 import { BenchError, type BenchReport, runBench } from './bench-point.ts';
 
@@ -64,10 +63,10 @@ export async function benchPoint(
     );
   // The corpus replayed must be the one planned: a file changed since is another benchmark.
   for (const f of b.traces.files) {
-    const bytes = await readFile(f.path).catch((err: Error) => {
+    const sha256 = await sha256File(f.path).catch((err: Error) => {
       throw new BenchError(`trace file ${f.path} of point ${spec.pointId}: ${err.message}`);
     });
-    if (createHash('sha256').update(bytes).digest('hex') !== f.sha256)
+    if (sha256 !== f.sha256)
       throw new BenchError(
         `trace file ${f.path} changed since the sweep was planned (its SHA-256 is not the point spec's): plan the sweep again`,
       );

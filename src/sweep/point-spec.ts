@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { notRunnable } from '../metrics/aggregate.ts';
 import { MatrixRowSchema } from '../schema/matrix-row.ts';
 import { type PointSpec, PointSpecSchema } from '../schema/run-dir.ts';
+import { withPublicCorpora } from './agentic-corpus.ts';
 import { type PlanPointsOptions, planPoints, SweepPlanError } from './points.ts';
 
 /**
@@ -37,7 +38,8 @@ export async function readPointSpec(
         `${first?.path.join('.') || '(root)'}: ${first?.message}`,
     );
   }
-  const { points, skipped } = planPoints([parsed.data], { ...defaults, canary: false });
+  const agentic = await withPublicCorpora([parsed.data], defaults.agentic);
+  const { points, skipped } = planPoints([parsed.data], { ...defaults, agentic, canary: false });
   if (skipped[0]) throw new SweepPlanError(`--point ${path}: ${skipped[0].reason}`);
   const concs = points.map((p) => p.conc);
   const conc = defaults.conc ?? concs[0];

@@ -37,9 +37,15 @@ export interface PlanPointsOptions {
   agentic?: AgenticPlanDefaults | null;
 }
 
-/** What an agentic point takes from the sweep rather than its row: the corpus (`infx sweep --traces`). */
+/** What an agentic point takes from the sweep rather than its row: the corpus and the replay's settings. */
 export interface AgenticPlanDefaults {
-  traces: TraceCorpus;
+  /** `infx sweep --traces`: the corpus of every agentic row; null: each row's public corpus (`publicCorpora`). */
+  traces: TraceCorpus | null;
+  /**
+   * Without --traces: by model prefix, the public corpus found in the local Hugging Face cache, or why none
+   * was (agentic-corpus.ts withPublicCorpora fills it); a prefix not here is not run.
+   */
+  publicCorpora?: ReadonlyMap<string, TraceCorpus | string>;
   maxContextTokens: number | null;
   /** agentx-fast (`--agentx-fast`): 1200 s, one warmup request per lane. */
   fast: boolean;
@@ -59,6 +65,13 @@ export const AGENTIC_REFERENCE = {
 export const NO_CORPUS_REASON =
   'agentic-coding rows need a trace corpus: give infx sweep --traces FILE (infx trace synth writes one)';
 
+/** The corpus an agentic row replays, or why it has none. */
+function corpusOf(row: MatrixRow, agentic: AgenticPlanDefaults | null | undefined): TraceCorpus | string {
+  if (!agentic) return NO_CORPUS_REASON;
+  if (agentic.traces) return agentic.traces;
+  return agentic.publicCorpora?.get(row['model-prefix']) ?? NO_CORPUS_REASON;
+}
+
 function bucketOf(row: MatrixRow): string {
   const side = isMultiNode(row) ? 'multi-node' : 'single-node';
   return isFixed(row) ? `${side} ${seqLenName(row.isl, row.osl)}` : `${side} agentic`;
@@ -72,7 +85,12 @@ function unsupported(row: MatrixRow): string | null {
   return null;
 }
 
-function benchOf(row: MatrixRow, conc: number, opts: PlanPointsOptions): PointSpec['bench'] {
+function benchOf(
+  row: MatrixRow,
+  conc: number,
+  opts: PlanPointsOptions,
+  traces: TraceCorpus | null,
+): PointSpec['bench'] {
   const { numPrompts, warmup, randomRangeRatio, endpoint, ...client } = opts.bench;
   if (isFixed(row))
     return {
@@ -87,7 +105,7 @@ function benchOf(row: MatrixRow, conc: number, opts: PlanPointsOptions): PointSp
   const fast = agentic.fast;
   return {
     kind: 'agentic-coding',
-    traces: agentic.traces,
+    traces: traces as TraceCorpus,
     durationS: agentic.durationS ?? (fast ? AGENTIC_REFERENCE.fastDurationS : row.duration),
     warmup: {
       startMinRatio: 0.25,
@@ -154,7 +172,8 @@ export function planPoints(
   const runIdBad = runIdProblem(opts.runId);
   if (runIdBad) throw new SweepPlanError(runIdBad);
   rows.forEach((row, index) => {
-    const reason = unsupported(row) ?? (isFixed(row) || opts.agentic ? null : NO_CORPUS_REASON);
+    const corpus = isFixed(row) ? null : corpusOf(row, opts.agentic);
+    const reason = unsupported(row) ?? (typeof corpus === 'string' ? corpus : null);
     if (reason) {
       skipped.push({ index, expName: row['exp-name'], reason });
       return;
@@ -188,7 +207,7 @@ export function planPoints(
           prefill: multi ? workerGpus(row.prefill) : null,
           decode: multi ? workerGpus(row.decode) : null,
         },
-        bench: benchOf(row, conc, opts),
+        bench: benchOf(row, conc, opts, corpus as TraceCorpus | null),
         engine: { ...opts.engine, faults: [] },
       });
     }
