@@ -1,8 +1,8 @@
 /**
  * `npm run bench:agentic`: the AgentX replay's client under load. Replays a synthetic 1M-context corpus
- * with 256 users (lanes) against the scripted server in another process on loopback, its clock 10× the
- * wall clock (so 30 wall seconds hold 300 trace seconds of think times and turns, ten times the reference's
- * request rate per user), and prints, each against the issue's target:
+ * with 256 users (lanes) against the scripted server in another process on loopback, on the wall clock as
+ * the reference does (`--scale K` runs the trace clock K× faster: K times the request rate per user, a
+ * stress beyond the target), and prints, each against the issue's target:
  *   - dispatch lateness p99 (a request's send − the time the replay made it due), under 5 ms;
  *   - credit drops (requests released more than 100 ms late), none;
  *   - client CPU per 100 active sessions (% of one core), reported;
@@ -12,7 +12,7 @@
  * `npm run bench:agentic-start` times the start-up alone, apart from a replay.
  * Needs `npm run build` (the server runs as `node bin/infx.js sim scripted`).
  *
- * Flags: --traces N (default 64), --users N (256), --seconds S (30), --scale K (10);
+ * Flags: --traces N (default 64), --users N (256), --seconds S (60), --scale K (1);
  * --corpus PATH replays that corpus instead of synthesizing one (`infx trace synth --traces 400 --seed 1
  * --out PATH` writes the issue's 1.5 GB one once); --cold uses an empty compile cache (else the user's).
  */
@@ -35,8 +35,8 @@ function flag(name: string, fallback: number): number {
 
 const TRACES = flag('traces', 64);
 const USERS = flag('users', 256);
-const SECONDS = flag('seconds', 30);
-const SCALE = flag('scale', 10);
+const SECONDS = flag('seconds', 60);
+const SCALE = flag('scale', 1);
 const CORPUS_AT = process.argv.indexOf('--corpus');
 const CORPUS = CORPUS_AT >= 0 ? process.argv[CORPUS_AT + 1] : undefined;
 const COLD = process.argv.includes('--cold');
@@ -136,7 +136,9 @@ async function main(): Promise<void> {
         .split('\n')
         .map((l) => JSON.parse(l) as { phase: string; sentMs: number; scheduledMs: number })
         .filter((r) => r.phase === 'benchmark');
-      const late = summarize(lateness.map((r) => r.sentMs - r.scheduledMs));
+      const lags = lateness.map((r) => r.sentMs - r.scheduledMs);
+      const late = summarize(lags);
+      const over5 = lags.filter((x) => x >= 5).length;
       // The profiling phase starts with every lane's pending turn due at once: the burst, apart.
       const start = Math.min(...lateness.map((r) => r.scheduledMs));
       const settled = summarize(
@@ -153,13 +155,13 @@ async function main(): Promise<void> {
       const cpu = report.result.client.cpuPercent;
       const rssMb = peakRss / 2 ** 20;
       console.log(
-        `bench:agentic: ${TRACES} traces, ${USERS} users, ${lateness.length} profiled requests in ${SECONDS} s`,
+        `bench:agentic: ${TRACES} traces, ${USERS} users, ${lateness.length} profiled requests in ${SECONDS} s (trace clock ${SCALE}x the wall clock)`,
       );
       console.log(
         `  dispatch lateness p99   ${late.p99?.toFixed(2)} ms (p50 ${late.median?.toFixed(2)}, max ${late.max?.toFixed(1)})   target < 5 ms   ${verdict((late.p99 ?? Infinity) < 5)}`,
       );
       console.log(
-        `  … after its first 2 s  ${settled.p99?.toFixed(2)} ms (the phase's opening burst left out)`,
+        `  … p90 ${late.p90?.toFixed(2)} ms; ${over5} of ${lags.length} (${((100 * over5) / Math.max(1, lags.length)).toFixed(1)}%) 5 ms late or more; p99 after the first 2 s ${settled.p99?.toFixed(2)} ms`,
       );
       console.log(
         `  credit drops            ${a.health.creditDropCount}   target 0   ${verdict(a.health.creditDropCount === 0)}`,

@@ -39,7 +39,7 @@ export interface PhaseRun {
 
 export async function runPhase(run: PhaseRun, transport: Transport): Promise<void> {
   const lanes: Promise<void>[] = [];
-  const thread = new ThreadState();
+  const thread = new ThreadState(run.signal);
   for (let i = 0; i < run.slots; i++) lanes.push(lane(run, transport, thread));
   try {
     await Promise.all(lanes);
@@ -58,8 +58,42 @@ export async function runPhase(run: PhaseRun, transport: Transport): Promise<voi
 class ThreadState {
   inFlight = 0;
   private readonly waiters: (() => void)[] = [];
-  /** Due times the waiting lanes named, and the one timer armed for the earliest. */
-  private readonly dueTimes: number[] = [];
+  /**
+   * Each request in flight has its own signal, aborted with the run's: one listener on the run's signal,
+   * not one per request or per wait (EventTarget checks each add against every listener it holds).
+   */
+  private readonly live = new Set<AbortController>();
+  private readonly onAbort = () => {
+    for (const w of this.waiters.splice(0)) w();
+    for (const c of this.live) c.abort();
+    this.live.clear();
+  };
+
+  constructor(private readonly signal: AbortSignal) {
+    signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** A signal for one request: aborted with the run, or with the request's own (`own`, from the driver). */
+  requestSignal(own: AbortSignal | undefined): { signal: AbortSignal; release(): void } {
+    const c = new AbortController();
+    if (this.signal.aborted || own?.aborted) c.abort();
+    else this.live.add(c);
+    const abort = () => c.abort();
+    own?.addEventListener('abort', abort, { once: true });
+    return {
+      signal: c.signal,
+      release: () => {
+        this.live.delete(c);
+        own?.removeEventListener('abort', abort);
+      },
+    };
+  }
+
+  /**
+   * Due times the waiting lanes named, and the one timer armed for the earliest. A set: waiting lanes
+   * mostly name the same time (the driver's earliest timer).
+   */
+  private readonly dueTimes = new Set<number>();
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Number.POSITIVE_INFINITY;
 
@@ -68,23 +102,16 @@ class ThreadState {
    * driver named a time, or at the end of the run. With nothing in flight and no time to wait for, nothing
    * could wake the lane.
    */
-  wake(signal: AbortSignal, atMs: number | null): Promise<void> {
+  wake(atMs: number | null): Promise<void> {
     if (this.inFlight === 0 && atMs === null)
       throw new Error(
         'the workload driver waits for a request, but none is in flight on this thread and it names no time to ask again',
       );
     return new Promise((resolve) => {
-      if (signal.aborted) return resolve();
-      const done = () => {
-        signal.removeEventListener('abort', done);
-        const i = this.waiters.indexOf(done);
-        if (i >= 0) this.waiters.splice(i, 1);
-        resolve();
-      };
-      this.waiters.push(done);
-      signal.addEventListener('abort', done, { once: true });
+      if (this.signal.aborted) return resolve();
+      this.waiters.push(resolve);
       if (atMs !== null) {
-        this.dueTimes.push(atMs);
+        this.dueTimes.add(atMs);
         this.arm();
       }
     });
@@ -92,7 +119,7 @@ class ThreadState {
 
   /** A woken lane got a request: the next waiting lane may have one too. */
   passOn(): void {
-    this.waiters[0]?.();
+    this.waiters.shift()?.();
   }
 
   completed(): void {
@@ -115,19 +142,20 @@ class ThreadState {
     this.timerAt = Number.POSITIVE_INFINITY;
     const now = monotonicMs();
     let due = false;
-    for (let i = this.dueTimes.length - 1; i >= 0; i--)
-      if ((this.dueTimes[i] as number) <= now) {
-        this.dueTimes.splice(i, 1);
+    for (const t of this.dueTimes)
+      if (t <= now) {
+        this.dueTimes.delete(t);
         due = true;
       }
     if (due) this.passOn();
-    if (this.dueTimes.length > 0) this.arm();
+    if (this.dueTimes.size > 0) this.arm();
   }
 
   /** The run is over: no timer may keep the process alive. */
   close(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
+    this.signal.removeEventListener('abort', this.onAbort);
   }
 }
 
@@ -142,7 +170,7 @@ async function lane(run: PhaseRun, transport: Transport, thread: ThreadState): P
       return;
     }
     if (req === WAIT) {
-      await thread.wake(run.signal, run.driver.wakeAtMs?.() ?? null);
+      await thread.wake(run.driver.wakeAtMs?.() ?? null);
       continue;
     }
     thread.passOn();
@@ -167,8 +195,10 @@ async function lane(run: PhaseRun, transport: Transport, thread: ThreadState): P
           }),
         }
       : req.headers;
-    const signal = req.signal ? AbortSignal.any([run.signal, req.signal]) : run.signal;
-    const outcome = await transport.send(req.body, signal, headers, req.maxTokens);
+    const signal = thread.requestSignal(req.signal);
+    const outcome = await transport
+      .send(req.body, signal.signal, headers, req.maxTokens)
+      .finally(signal.release);
     const record = toRecord(run, req, scheduled, outcome);
     const text = outcome.stream.text.join('');
     run.onRecord(record, text, outcome.sentMs - due);

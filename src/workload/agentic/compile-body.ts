@@ -65,8 +65,16 @@ const COMMA_HEAD = {
 };
 const MESSAGE_END = Buffer.from('"}');
 
+/**
+ * A message's content is rendered in parts of this many hash blocks (16k tokens at block size 64, about
+ * 100 KB): a part takes well under a millisecond, so rendering ahead of a call's due time (`prerender`)
+ * never holds the event loop long, and the parts go out as segments, never concatenated.
+ */
+export const PART_BLOCKS = 256;
+
 export class TraceTexts {
-  private readonly contents = new WeakMap<CompiledMessage, Buffer>();
+  /** Rendered parts of each message's content; a message rendered ahead may be partly done. */
+  private readonly contents = new WeakMap<CompiledMessage, Buffer[]>();
   private readonly table: WordTable;
   private readonly modelHeads = new Map<string, Buffer>();
 
@@ -78,14 +86,41 @@ export class TraceTexts {
     this.table = table ?? wordTable(corpus.words);
   }
 
-  /** A message's content bytes, rendered once per play. */
-  content(message: CompiledMessage): Buffer {
-    let bytes = this.contents.get(message);
-    if (bytes === undefined) {
-      bytes = blocksText(this.table, this.corpus.seed, this.trace.salt, message.ids, this.trace.blockSize);
-      this.contents.set(message, bytes);
+  /** A message's content bytes, as parts, rendered once while this object lives. */
+  content(message: CompiledMessage): Buffer[] {
+    const parts = this.parts(message);
+    while (this.renderPart(message, parts));
+    return parts;
+  }
+
+  private parts(message: CompiledMessage): Buffer[] {
+    let parts = this.contents.get(message);
+    if (parts === undefined) {
+      parts = [];
+      this.contents.set(message, parts);
     }
-    return bytes;
+    return parts;
+  }
+
+  /** Renders the message's next missing part; false when none was missing. */
+  private renderPart(message: CompiledMessage, parts: Buffer[]): boolean {
+    const start = parts.length * PART_BLOCKS;
+    if (start >= message.ids.length && (start > 0 || parts.length > 0)) return false;
+    const ids = message.ids.subarray(start, start + PART_BLOCKS);
+    parts.push(blocksText(this.table, this.corpus.seed, this.trace.salt, ids, this.trace.blockSize));
+    return true;
+  }
+
+  /**
+   * Renders `call`'s message contents ahead of its send, a part at a time until `stop()` says so; true
+   * when all are rendered (its body then costs no rendering).
+   */
+  prerender(call: CompiledCall, stop: () => boolean): boolean {
+    for (const m of call.messages) {
+      const parts = this.parts(m);
+      while (this.renderPart(m, parts)) if (stop()) return false;
+    }
+    return true;
   }
 
   /** The chat-completions body of `call`, as segments: the content Buffers are shared, not copied. */
@@ -102,7 +137,7 @@ export class TraceTexts {
     messages.forEach((m, i) => {
       out.push((i === 0 ? ROLE_HEAD : COMMA_HEAD)[m.role]);
       if (i === markerAt && opts.marker !== null) out.push(opts.marker.json);
-      out.push(this.content(m), MESSAGE_END);
+      out.push(...this.content(m), MESSAGE_END);
     });
     out.push(
       Buffer.from(

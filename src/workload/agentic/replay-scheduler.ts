@@ -40,6 +40,8 @@ export interface ReplayOptions {
   affinityHeaders?: readonly AffinityHeader[];
   /** Lanes this scheduler plays (a worker thread's share); default all. */
   laneIds?: readonly number[];
+  /** Told of each call that got a due time (trace index, the call, when): its body can be made ahead. */
+  onTimer?: (trace: number, call: PlannedCall, dueAt: number) => void;
 }
 
 export interface Clock {
@@ -155,8 +157,9 @@ export class ReplayScheduler {
   private phase: ReplayPhase | null = null;
   private phaseStart = 0;
   private nextId = 0;
-  private readonly o: Required<Omit<ReplayOptions, 'laneIds' | 'affinityHeaders'>> & {
+  private readonly o: Required<Omit<ReplayOptions, 'laneIds' | 'affinityHeaders' | 'onTimer'>> & {
     affinityHeaders: readonly AffinityHeader[];
+    onTimer?: ReplayOptions['onTimer'];
   };
 
   constructor(
@@ -248,8 +251,11 @@ export class ReplayScheduler {
       lane,
       pass,
       (conv) => correlationId(this.o.seed, lane, pass, conv),
-      (conv) =>
-        this.due.push({ at: conv.dueAt as number, pos, order: conv.child + 1, version: conv.version, tree, conv }),
+      (conv) => {
+        const at = conv.dueAt as number;
+        this.due.push({ at, pos, order: conv.child + 1, version: conv.version, tree, conv });
+        this.o.onTimer?.(trace, conv.calls[conv.next] as PlannedCall, at);
+      },
     );
     return tree;
   }

@@ -13,8 +13,9 @@ import type { TextTokenizer } from '../types.ts';
 import { wordTable } from './compile-blocks.ts';
 import { type CacheBust, cacheBust, TraceTexts } from './compile-body.ts';
 import type { CompiledCorpus, CompiledTrace, CompiledCall as CompiledTraceCall } from './compile-types.ts';
+import { DueQueue } from './due-queue.ts';
 import { createReplayPhaseDriver, type ReplayPhaseDriver } from './replay-driver.ts';
-import { planTrace, type TreePlan } from './replay-plan.ts';
+import { type PlannedCall, planTrace, type TreePlan } from './replay-plan.ts';
 import {
   type ReplayCall,
   type ReplayOptions,
@@ -86,6 +87,9 @@ export interface ReplaySessionOptions {
   /** The gate judges once this many profiling requests finished (one early failure is not a ratio). */
   liveGateMinFinished: number;
 }
+
+/** The longest a turn of the event loop renders contents ahead (ms): dispatches wait at most about this. */
+const PRERENDER_SLICE_MS = 1;
 
 /** How often (wall ms) a warmup waiting on traces being read asks the scheduler again. */
 const PREPARE_POLL_MS = 20;
@@ -187,7 +191,30 @@ export function createReplaySession(o: ReplaySessionOptions): ReplaySession {
       if (play !== undefined && --play.holds <= 0) plays.delete(i);
     },
   };
-  const scheduler = new ReplayScheduler(source, o.replay, clock);
+  // Each call's contents are rendered ahead of its due time, earliest first, in slices of the event
+  // loop's idle time: the dispatch then only assembles segments (a trace's first turns are MBs to render).
+  const ahead = new DueQueue<{ at: number; trace: number; key: string }>((a, b) => a.at < b.at);
+  let pumping = false;
+  const pump = () => {
+    const until = o.now() + PRERENDER_SLICE_MS;
+    const stop = () => o.now() >= until;
+    while (ahead.size > 0 && !stop()) {
+      const job = ahead.peek() as { trace: number; key: string };
+      const play = plays.get(job.trace);
+      const found = entries.get(job.trace)?.calls.get(job.key);
+      if (play === undefined || found === undefined || play.texts.prerender(found.call, stop)) ahead.pop();
+    }
+    pumping = ahead.size > 0;
+    if (pumping) setImmediate(pump);
+  };
+  const onTimer = (trace: number, call: PlannedCall, at: number) => {
+    ahead.push({ at, trace, key: callKey(call.outer, call.inner) });
+    if (!pumping) {
+      pumping = true;
+      setImmediate(pump);
+    }
+  };
+  const scheduler = new ReplayScheduler(source, { ...o.replay, onTimer }, clock);
   // The first lane's trace now: the first request need not wait for a poll.
   const first = scheduler.traceOrder[0];
   if (first !== undefined) entryOf(first);
