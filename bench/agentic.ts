@@ -45,9 +45,13 @@ async function startScripted(dir: string): Promise<{ url: string; child: ChildPr
   const script = join(dir, 'script.json');
   // Answers in 30 ms + 2 ms a token: many streams in flight at once, as a busy engine would keep them.
   writeFileSync(script, JSON.stringify({ defaults: { ttftMs: 30, itlMs: 2, tokensPerChunk: 4 } }));
-  const child = spawn(process.execPath, ['bin/infx.js', 'sim', 'scripted', '--script', script], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['bin/infx.js', 'sim', 'scripted', '--script', script, '--spin-ms', '0'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (c: Buffer) => {
