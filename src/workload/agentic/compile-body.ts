@@ -51,6 +51,8 @@ export interface BodyOptions {
   served: readonly string[];
   marker: CacheBust | null;
   ignoreEos?: boolean;
+  /** Instead of the call's recorded output length (the warmup's one-token requests). */
+  maxTokens?: number;
 }
 
 const ROLE_HEAD = {
@@ -141,7 +143,7 @@ export class TraceTexts {
     });
     out.push(
       Buffer.from(
-        `],"max_completion_tokens":${call.maxTokens},"temperature":0,"stream":true,` +
+        `],"max_completion_tokens":${opts.maxTokens ?? call.maxTokens},"temperature":0,"stream":true,` +
           `"stream_options":{"include_usage":true},"ignore_eos":${opts.ignoreEos ?? true}}`,
       ),
     );

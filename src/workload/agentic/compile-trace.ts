@@ -207,52 +207,85 @@ export function shareIds(calls: CallParts[]): void {
   }
 }
 
+/** A trace's messages: each call's own (appended) ones, and its full list built down its chain of bases. */
+class MessageChains {
+  readonly own: CompiledMessage[][] = [];
+  readonly recipes: MessageRecipe[] = [];
+
+  of(c: number): CompiledMessage[] {
+    const chain: number[] = [];
+    for (let at = c; at !== -1; at = (this.recipes[at] as MessageRecipe).base) chain.push(at);
+    const out: CompiledMessage[] = [];
+    for (let k = chain.length - 1; k >= 0; k--) {
+      const at = chain[k] as number;
+      if (k < chain.length - 1) out.length = Math.min(out.length, (this.recipes[at] as MessageRecipe).keep);
+      else out.length = 0;
+      for (const m of this.own[at] as CompiledMessage[]) out.push(m);
+    }
+    return out;
+  }
+}
+
+/**
+ * One call of an assembled trace. A class, its getters on the prototype: a corpus holds ~100k calls for
+ * the whole replay, and an object literal with getters is a dictionary of its own with two closures
+ * (a third of the replay's heap, all of it marked at every full GC).
+ */
+class AssembledCall implements CompiledCall {
+  readonly outer: number;
+  readonly inner: number;
+  readonly t: number;
+  readonly preamble: boolean;
+  readonly resetContext: boolean;
+  readonly modelSlot: number;
+  readonly maxTokens: number;
+  readonly inputTokens: number;
+  readonly hashIds: Int32Array;
+  readonly recipe: MessageRecipe;
+  // Private slots, not properties: a spread or a deep comparison of a call sees its fields only.
+  readonly #chains: MessageChains;
+  readonly #index: number;
+
+  constructor(part: CallParts, blockSize: number, chains: MessageChains, index: number) {
+    this.#chains = chains;
+    this.#index = index;
+    this.outer = part.outer;
+    this.inner = part.inner;
+    this.t = part.t;
+    this.preamble = part.preamble;
+    this.resetContext = part.resetContext;
+    this.modelSlot = part.modelSlot;
+    this.maxTokens = part.maxTokens;
+    this.inputTokens = part.hashIds.length * blockSize;
+    this.hashIds = part.hashIds;
+    this.recipe = part.recipe;
+  }
+
+  get messages(): readonly CompiledMessage[] {
+    return this.#chains.of(this.#index);
+  }
+
+  get markerMessage(): number {
+    return markerIndex(this.#chains.of(this.#index));
+  }
+}
+
 /**
  * The compiled trace, its message objects shared along each conversation as the recipes say. A call holds
  * only the messages it appends; its full list is built when asked for (a walk down its chain of bases),
  * so a trace costs its distinct messages, not turns × messages.
  */
 export function assembleTrace(parts: TraceParts): CompiledTrace {
-  const own: CompiledMessage[][] = [];
-  const recipes: MessageRecipe[] = [];
-  const messagesOf = (c: number): CompiledMessage[] => {
-    const chain: number[] = [];
-    for (let at = c; at !== -1; at = (recipes[at] as MessageRecipe).base) chain.push(at);
-    const out: CompiledMessage[] = [];
-    for (let k = chain.length - 1; k >= 0; k--) {
-      const at = chain[k] as number;
-      if (k < chain.length - 1) out.length = Math.min(out.length, (recipes[at] as MessageRecipe).keep);
-      else out.length = 0;
-      for (const m of own[at] as CompiledMessage[]) out.push(m);
-    }
-    return out;
-  };
+  const chains = new MessageChains();
   const calls: CompiledCall[] = parts.calls.map((part, c) => {
-    recipes.push(part.recipe);
-    own.push(
+    chains.recipes.push(part.recipe);
+    chains.own.push(
       part.recipe.add.map(([role, start, end]) => ({
         role: ROLES[role] ?? 'user',
         ids: part.hashIds.subarray(start, end),
       })),
     );
-    return {
-      outer: part.outer,
-      inner: part.inner,
-      t: part.t,
-      preamble: part.preamble,
-      resetContext: part.resetContext,
-      modelSlot: part.modelSlot,
-      maxTokens: part.maxTokens,
-      inputTokens: part.hashIds.length * parts.blockSize,
-      hashIds: part.hashIds,
-      recipe: part.recipe,
-      get messages() {
-        return messagesOf(c);
-      },
-      get markerMessage() {
-        return markerIndex(messagesOf(c));
-      },
-    };
+    return new AssembledCall(part, parts.blockSize, chains, c);
   });
   return { id: parts.id, blockSize: parts.blockSize, salt: traceSalt(parts.id), models: parts.models, calls };
 }

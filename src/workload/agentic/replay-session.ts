@@ -275,9 +275,12 @@ export function createReplaySession(o: ReplaySessionOptions): ReplaySession {
     if (entry == null || play === undefined || found === undefined)
       throw new Error(`agentic replay: no compiled call ${c.traceId} ${c.outer}/${c.inner}`);
     const marker = markerOf(c);
-    const call =
-      c.maxTokens === found.call.maxTokens ? found.call : { ...found.call, maxTokens: c.maxTokens };
-    const body = play.texts.body(call, { served: o.served, marker, ignoreEos: o.ignoreEos });
+    const body = play.texts.body(found.call, {
+      served: o.served,
+      marker,
+      ignoreEos: o.ignoreEos,
+      maxTokens: c.maxTokens,
+    });
     // A profiling-phase health counter (the warmup's credits are its own, and it may wait on the corpus).
     if (c.phase === 'benchmark' && toWall(c.sentAtMs) - toWall(c.dueAtMs) > CREDIT_DROP_LATENESS_MS)
       creditDrops++;
