@@ -118,11 +118,30 @@ export interface ReplaySession {
   readonly prepared: Promise<void>;
 }
 
-/** What a trace keeps once read (small: its plan and, per call, the compiled call and prefix hit). */
+/**
+ * What a trace keeps once read (small: its plan, and per call its index in the compiled trace and its
+ * prefix hit). Flat arrays, not an object per call: the entries live for the whole run, and every full
+ * GC marks them.
+ */
 interface TraceEntry {
   plan: TreePlan;
   compiled: CompiledTrace;
-  calls: Map<string, { call: CompiledTraceCall; prefix: TheoreticalPrefix }>;
+  /** callKey → index in compiled.calls. */
+  index: Map<number, number>;
+  hitBlocks: Int32Array;
+  totalBlocks: Int32Array;
+}
+
+function lookup(
+  entry: TraceEntry,
+  key: number,
+): { call: CompiledTraceCall; prefix: TheoreticalPrefix } | undefined {
+  const i = entry.index.get(key);
+  if (i === undefined) return undefined;
+  return {
+    call: entry.compiled.calls[i] as CompiledTraceCall,
+    prefix: { hitBlocks: entry.hitBlocks[i] as number, totalBlocks: entry.totalBlocks[i] as number },
+  };
 }
 
 /** What a trace holds while a lane plays it: its rendered message texts (MBs at a long context). */
@@ -131,12 +150,13 @@ interface Play {
   holds: number;
 }
 
-const callKey = (outer: number, inner: number) => `${outer}:${inner}`;
+/** A call's place in its trace as one number (exact: far below 2^53). */
+const callKey = (outer: number, inner: number) => outer * 2 ** 21 + inner + 1;
 
 /** Per call of a trace, the static theoretical prefix hit (addendum §1.4): one seen-set in `(t, outer, inner)` order. */
-function theoreticalPrefixes(trace: AgenticTrace): Map<string, TheoreticalPrefix> {
+function theoreticalPrefixes(trace: AgenticTrace): Map<number, TheoreticalPrefix> {
   const seen = new Set<number>();
-  const out = new Map<string, TheoreticalPrefix>();
+  const out = new Map<number, TheoreticalPrefix>();
   for (const placed of callsInTimeOrder(trace)) {
     const ids = placed.call.hash_ids;
     let hit = 0;
@@ -165,12 +185,19 @@ export function createReplaySession(o: ReplaySessionOptions): ReplaySession {
     entry = null;
     if (compiled !== undefined && trace !== undefined) {
       const prefixes = theoreticalPrefixes(trace);
-      const calls = new Map<string, { call: CompiledTraceCall; prefix: TheoreticalPrefix }>();
-      for (const call of compiled.calls) {
+      const n = compiled.calls.length;
+      const index = new Map<number, number>();
+      const hitBlocks = new Int32Array(n);
+      const totalBlocks = new Int32Array(n);
+      compiled.calls.forEach((call, i) => {
         const key = callKey(call.outer, call.inner);
-        calls.set(key, { call, prefix: prefixes.get(key) ?? { hitBlocks: 0, totalBlocks: 0 } });
-      }
-      entry = { plan: planTrace(trace, { traceIdleGapCapS: o.replay.traceIdleGapCapS }), compiled, calls };
+        const p = prefixes.get(key);
+        index.set(key, i);
+        hitBlocks[i] = p?.hitBlocks ?? 0;
+        totalBlocks[i] = p?.totalBlocks ?? 0;
+      });
+      const plan = planTrace(trace, { traceIdleGapCapS: o.replay.traceIdleGapCapS });
+      entry = { plan, compiled, index, hitBlocks, totalBlocks };
     }
     entries.set(i, entry);
     return entry;
@@ -193,16 +220,18 @@ export function createReplaySession(o: ReplaySessionOptions): ReplaySession {
   };
   // Each call's contents are rendered ahead of its due time, earliest first, in slices of the event
   // loop's idle time: the dispatch then only assembles segments (a trace's first turns are MBs to render).
-  const ahead = new DueQueue<{ at: number; trace: number; key: string }>((a, b) => a.at < b.at);
+  const ahead = new DueQueue<{ at: number; trace: number; key: number }>((a, b) => a.at < b.at);
   let pumping = false;
   const pump = () => {
     const until = o.now() + PRERENDER_SLICE_MS;
     const stop = () => o.now() >= until;
     while (ahead.size > 0 && !stop()) {
-      const job = ahead.peek() as { trace: number; key: string };
+      const job = ahead.peek() as { trace: number; key: number };
       const play = plays.get(job.trace);
-      const found = entries.get(job.trace)?.calls.get(job.key);
-      if (play === undefined || found === undefined || play.texts.prerender(found.call, stop)) ahead.pop();
+      const entry = entries.get(job.trace);
+      const i = entry?.index.get(job.key);
+      const call = i === undefined ? undefined : entry?.compiled.calls[i];
+      if (play === undefined || call === undefined || play.texts.prerender(call, stop)) ahead.pop();
     }
     pumping = ahead.size > 0;
     if (pumping) setImmediate(pump);
@@ -271,7 +300,7 @@ export function createReplaySession(o: ReplaySessionOptions): ReplaySession {
   const compile = (c: ReplayCall) => {
     const entry = entries.get(c.trace);
     const play = plays.get(c.trace);
-    const found = entry?.calls.get(callKey(c.outer, c.inner));
+    const found = entry == null ? undefined : lookup(entry, callKey(c.outer, c.inner));
     if (entry == null || play === undefined || found === undefined)
       throw new Error(`agentic replay: no compiled call ${c.traceId} ${c.outer}/${c.inner}`);
     const marker = markerOf(c);
