@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CORPUS_1M } from '../src/workload/agentic/hf-corpus.ts';
 import { tmpDir, writeYaml } from './helpers.ts';
+import { AGENTIC_SIM_CONFIG } from './support/agentic-config.ts';
 import { fakePublicCorpus } from './support/hf-corpus-cache.ts';
 import { infx } from './sweep-helpers.ts';
 
@@ -10,19 +11,7 @@ import { infx } from './sweep-helpers.ts';
  * build` first): `infx sweep` without --traces, `infx bench --workload agentic --public PREFIX`.
  */
 
-const CONFIG = `dsv4flash-fp8-h200-vllm-agentic:
-  image: vllm/vllm-openai:v0.25.0
-  model: deepseek-ai/DeepSeek-V4-Flash
-  model-prefix: dsv4flash
-  runner: cluster:h200-sim
-  precision: fp8
-  framework: vllm
-  multinode: false
-  scenarios:
-    agentic-coding:
-      - search-space:
-          - { tp: 8, kv-offloading: none, conc-list: [2] }
-`;
+const CONFIG = AGENTIC_SIM_CONFIG;
 
 describe('infx sweep without --traces', () => {
   it('plans an agentic row on the public corpus of its prefix found in the HF cache (dsv4: the 1M one)', async () => {

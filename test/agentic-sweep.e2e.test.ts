@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { startWebServer } from '../src/web/server.ts';
 import { tmpDir } from './helpers.ts';
 import type { PageDocument } from './page-dom.ts';
+import { AGENTIC_SIM_CONFIG } from './support/agentic-config.ts';
 import { infx } from './sweep-helpers.ts';
 import { buildUi } from './web-helpers.ts';
 
@@ -21,19 +22,7 @@ declare const document: PageDocument;
 const CHROMIUM = process.env.INFX_CHROMIUM ?? '/usr/bin/chromium';
 const available = existsSync(CHROMIUM) || process.env.INFX_REQUIRE_CHROMIUM === '1';
 
-const CONFIG = `dsv4flash-fp8-h200-vllm-agentic:
-  image: vllm/vllm-openai:v0.25.0
-  model: deepseek-ai/DeepSeek-V4-Flash
-  model-prefix: dsv4flash
-  runner: cluster:h200-sim
-  precision: fp8
-  framework: vllm
-  multinode: false
-  scenarios:
-    agentic-coding:
-      - search-space:
-          - { tp: 8, kv-offloading: none, conc-list: [2] }
-`;
+const CONFIG = AGENTIC_SIM_CONFIG;
 
 describe.skipIf(!available)('an agentic sweep → ingest → dashboard', () => {
   it('sweeps an agentic config on the simulated engine, stores it and draws it with its timeline', async () => {
