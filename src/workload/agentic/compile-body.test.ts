@@ -3,7 +3,7 @@ import { blockCall, blockTrace } from '../../../test/support/traces.ts';
 import { buildConversationPayload, type ChatMessage } from '../payload.ts';
 import { loadTokenizer } from '../tokenizers.ts';
 import { compileTraces } from './compile.ts';
-import { cacheBust, servedModel, TraceTexts } from './compile-body.ts';
+import { cacheBust, PART_BLOCKS, servedModel, TraceTexts } from './compile-body.ts';
 import type { CompiledCall, CompiledCorpus } from './compile-types.ts';
 import { synthTrace } from './synth.ts';
 import { apiCalls } from './walk.ts';
@@ -119,5 +119,24 @@ describe('compiled bodies', () => {
     }
     // The trace's own `in` (the block count × 64) is the compiled input, call by call.
     expect(ct.calls.map((c) => c.inputTokens)).toEqual([...apiCalls(t)].map((p) => p.call.in));
+  });
+
+  it('renders ahead part by part, however often it is stopped, to the bytes a body renders at once', () => {
+    const t = synthTrace(3, 0, 262_144);
+    const compiled = compileTraces([t], { tokenizer, seed: 1 });
+    const ct = compiled.traces[0] as CompiledCorpus['traces'][0];
+    const long = ct.calls.find((c) => c.messages.some((m) => m.ids.length > 2 * PART_BLOCKS)) as CompiledCall;
+    expect(long).toBeDefined();
+    const ahead = new TraceTexts(compiled, ct);
+    // Stopped after every part: a long message takes several calls, each rendering one part more.
+    let calls = 0;
+    while (!ahead.prerender(long, () => true)) calls++;
+    const parts = long.messages.reduce((n, m) => n + Math.max(1, Math.ceil(m.ids.length / PART_BLOCKS)), 0);
+    expect(calls).toBe(parts);
+    const opts = { served: ['m'], marker: cacheBust(tokenizer, 'r', 0, ct.id), maxTokens: 1 };
+    const fresh = new TraceTexts(compiled, ct);
+    expect(Buffer.concat(ahead.body(long, opts)).equals(Buffer.concat(fresh.body(long, opts)))).toBe(true);
+    // The body option replaces the recorded output length.
+    expect(JSON.parse(Buffer.concat(fresh.body(long, opts)).toString()).max_completion_tokens).toBe(1);
   });
 });

@@ -225,8 +225,15 @@ export function createReplaySession(o: ReplaySessionOptions): ReplaySession {
   const pump = () => {
     const until = o.now() + PRERENDER_SLICE_MS;
     const stop = () => o.now() >= until;
+    // Past the duration nothing more is sent: nothing more to render.
+    const end = scheduler.endAt;
+    if (end !== null && clock.now() >= end) ahead.clear();
     while (ahead.size > 0 && !stop()) {
-      const job = ahead.peek() as { trace: number; key: number };
+      const job = ahead.peek() as { at: number; trace: number; key: number };
+      if (end !== null && job.at >= end) {
+        ahead.pop();
+        continue;
+      }
       const play = plays.get(job.trace);
       const entry = entries.get(job.trace);
       const i = entry?.index.get(job.key);
