@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { isAgentic, type MatrixRow } from '../schema/matrix-row.ts';
 import type { TraceCorpus } from '../schema/workload.ts';
+import { hashFile } from '../workload/agentic/compile-hash.ts';
 import { TraceCorpusError } from '../workload/agentic/errors.ts';
 import { corpusForModelPrefix, findPublicCorpus } from '../workload/agentic/hf-corpus.ts';
 import type { AgenticPlanDefaults } from './points.ts';
@@ -17,15 +16,7 @@ import { SweepPlanError } from './points.ts';
  */
 
 /** A file's SHA-256, streamed (a public corpus is large). */
-export function sha256File(path: string): Promise<string> {
-  return new Promise((done, fail) => {
-    const hash = createHash('sha256');
-    createReadStream(path)
-      .on('data', (chunk) => hash.update(chunk))
-      .on('error', fail)
-      .on('end', () => done(hash.digest('hex')));
-  });
-}
+export const sha256File = async (path: string): Promise<string> => (await hashFile(path)).sha256;
 
 async function hashed(
   files: readonly string[],

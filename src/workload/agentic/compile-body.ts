@@ -107,7 +107,8 @@ export class TraceTexts {
   /** Renders the message's next missing part; false when none was missing. */
   private renderPart(message: CompiledMessage, parts: Buffer[]): boolean {
     const start = parts.length * PART_BLOCKS;
-    if (start >= message.ids.length && (start > 0 || parts.length > 0)) return false;
+    // An empty message still gets its one (empty) part.
+    if (parts.length > 0 && start >= message.ids.length) return false;
     const ids = message.ids.subarray(start, start + PART_BLOCKS);
     parts.push(blocksText(this.table, this.corpus.seed, this.trace.salt, ids, this.trace.blockSize));
     return true;

@@ -35,7 +35,8 @@ function stampOf(file: string): { path: string; stamp: string; mtimeMs: number }
   };
 }
 
-async function hashFile(
+/** A file's SHA-256 and length, streamed; `onChunk` sees every byte in order. */
+export async function hashFile(
   file: string,
   onChunk?: (chunk: Buffer) => void,
 ): Promise<{ sha256: string; length: number }> {

@@ -236,8 +236,7 @@ export function createReplaySession(o: ReplaySessionOptions): ReplaySession {
       }
       const play = plays.get(job.trace);
       const entry = entries.get(job.trace);
-      const i = entry?.index.get(job.key);
-      const call = i === undefined ? undefined : entry?.compiled.calls[i];
+      const call = entry == null ? undefined : lookup(entry, job.key)?.call;
       if (play === undefined || call === undefined || play.texts.prerender(call, stop)) ahead.pop();
     }
     pumping = ahead.size > 0;
