@@ -1,6 +1,10 @@
 import type { Command } from 'commander';
 import { loadProgressReporter } from '../client/progress.ts';
-import { type AgenticBenchOptions, agenticCorpusFiles, runAgenticBench } from '../sweep/bench-agentic.ts';
+import {
+  type AgenticBenchOptions,
+  agenticCorpusFiles,
+  runAgenticBenchLocked,
+} from '../sweep/bench-agentic.ts';
 import { formatAgenticSummary } from '../sweep/bench-agentic-format.ts';
 import { parseMaxContext } from '../workload/agentic/max-context.ts';
 import { AFFINITY_HEADERS, type AffinityHeader } from '../workload/agentic/replay-ids.ts';
@@ -162,7 +166,7 @@ export async function benchAgentic(
     say: () => io.stderr('\ninterrupted: cancelling requests in flight and writing what was measured\n'),
   });
   try {
-    const report = await runAgenticBench(options, {
+    const report = await runAgenticBenchLocked(options, {
       log: (line) => io.stderr(`${line}\n`),
       onLoadProgress: loadProgressReporter(sink, 'infx bench agentic'),
       signal: interrupt.signal,

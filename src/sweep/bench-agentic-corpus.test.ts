@@ -4,8 +4,9 @@ import { tmpDir } from '../../test/helpers.ts';
 import { fakePublicCorpus } from '../../test/support/hf-corpus-cache.ts';
 import { TraceCorpusError } from '../workload/agentic/errors.ts';
 import { CORPUS_1M, CORPUS_256K } from '../workload/agentic/hf-corpus.ts';
-import { agenticCorpusFiles } from './bench-agentic.ts';
-import { BenchUsageError } from './bench-point.ts';
+import { type AgenticBenchOptions, agenticCorpusFiles, runAgenticBenchLocked } from './bench-agentic.ts';
+import { BenchError, BenchUsageError } from './bench-point.ts';
+import { acquireRunLock } from './lock.ts';
 
 /** `infx bench --workload agentic`: the corpus from --traces FILE… or --public PREFIX, exactly one. */
 
@@ -54,5 +55,27 @@ describe('the corpus of infx bench --workload agentic', () => {
     expect((err as TraceCorpusError).hint).toContain(
       'huggingface-cli download --repo-type dataset semianalysisai/cc-traces-weka-062126',
     );
+  });
+});
+
+describe('infx bench --workload agentic and its --out', () => {
+  it('refuses a second bench into a folder another live bench or sweep holds, naming the holder', async () => {
+    const out = tmpDir('infx-agentic-out-');
+    const held = acquireRunLock(out, { command: 'infx bench --out elsewhere', create: true });
+    try {
+      const o = {
+        baseUrl: 'http://127.0.0.1:9',
+        models: ['m'],
+        traces: ['t.jsonl'],
+        durationS: 10,
+        out,
+      } as unknown as AgenticBenchOptions;
+      const err = await runAgenticBenchLocked(o, { log: () => {} }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BenchError);
+      expect((err as Error).message).toContain(`pid ${process.pid}`);
+      expect((err as Error).message).toMatch(/run this command again$/);
+    } finally {
+      held.release();
+    }
   });
 });

@@ -28,6 +28,7 @@ import {
   BenchUsageError,
   probeTarget,
   sumOrNull,
+  withBenchLock,
 } from './bench-point.ts';
 
 /**
@@ -131,6 +132,12 @@ async function sha256Of(path: string): Promise<string> {
   return createHash('sha256')
     .update(await readFile(path))
     .digest('hex');
+}
+
+/** `infx bench --workload agentic`: the replay holding `--out`'s lock (a second bench there is refused). */
+export function runAgenticBenchLocked(o: AgenticBenchOptions, hooks: BenchHooks): Promise<BenchReport> {
+  checkAgenticOptions(o);
+  return withBenchLock(o.out, hooks.log, () => runAgenticBench(o, hooks));
 }
 
 export async function runAgenticBench(o: AgenticBenchOptions, hooks: BenchHooks): Promise<BenchReport> {

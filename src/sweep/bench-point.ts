@@ -18,6 +18,7 @@ import { prepareWorkload } from '../workload/prepare.ts';
 import { seededRandom } from '../workload/random.ts';
 import { loadTokenizer } from '../workload/tokenizers.ts';
 import { writeFileAtomic, writeLinesAtomic } from './atomic-write.ts';
+import { acquireRunLock, RunLockError } from './lock.ts';
 
 /**
  * `infx bench`: one fixed-seq-len point against any OpenAI-compatible server. Builds the prompts, runs
@@ -80,6 +81,32 @@ export class BenchUsageError extends InfxError {
 }
 /** The run could not start or complete (server unreachable, tokenizer missing): exit 1. */
 export class BenchError extends InfxError {}
+
+/**
+ * Runs `body` holding `<dir>/sweep.lock`: one writer per output directory, so two `infx bench --out DIR`
+ * (or a bench and a sweep) never interleave their files. A live holder is a BenchError naming it.
+ */
+export async function withBenchLock<T>(
+  dir: string,
+  log: (line: string) => void,
+  body: () => Promise<T>,
+): Promise<T> {
+  let lock: ReturnType<typeof acquireRunLock>;
+  try {
+    lock = acquireRunLock(dir, { command: `infx bench --out ${dir}`, create: true });
+  } catch (err) {
+    if (!(err instanceof RunLockError)) throw err;
+    // The lock speaks of sweeps (--resume); a bench is resumed by running it again.
+    throw new BenchError(err.message.replace(/then resume with --resume$/, 'then run this command again'));
+  }
+  if (lock.tookOver)
+    log(`note: took over the lock ${lock.path} left by a bench or sweep that is no longer running`);
+  try {
+    return await body();
+  } finally {
+    lock.release();
+  }
+}
 /** Interrupted before any request was sent: there is nothing to write. */
 export class BenchInterrupted extends InfxError {
   constructor(message: string) {

@@ -21,8 +21,7 @@ import {
   planBenchRun,
   runDifference,
 } from './bench-plan.ts';
-import { BenchError, type BenchHooks, BenchInterrupted, runBench } from './bench-point.ts';
-import { acquireRunLock, type RunLock, RunLockError } from './lock.ts';
+import { BenchError, type BenchHooks, BenchInterrupted, runBench, withBenchLock } from './bench-point.ts';
 import { invalidReason, judge, type PointFailure } from './point-verdict.ts';
 import {
   ATTEMPT_FILES,
@@ -280,22 +279,7 @@ export async function runBenchSweep(req: BenchRunRequest, hooks: BenchSweepHooks
   const server = await probe(req);
   const plan = planBenchRun(req, { simulator: server.simulator, gpus: server.gpus });
   for (const note of plan.notes) hooks.log(`note: ${note}`);
-  // One writer per run directory: two `infx bench --out DIR` (or a bench and a sweep) never interleave.
-  let lock: RunLock;
-  try {
-    lock = acquireRunLock(req.runDir, { command: `infx bench --out ${req.runDir}`, create: true });
-  } catch (err) {
-    if (!(err instanceof RunLockError)) throw err;
-    // The lock speaks of sweeps (--resume); a bench is resumed by running it again.
-    throw new BenchError(err.message.replace(/then resume with --resume$/, 'then run this command again'));
-  }
-  if (lock.tookOver)
-    hooks.log(`note: took over the lock ${lock.path} left by a bench or sweep that is no longer running`);
-  try {
-    return await underLock(req, plan, hooks);
-  } finally {
-    lock.release();
-  }
+  return withBenchLock(req.runDir, hooks.log, () => underLock(req, plan, hooks));
 }
 
 async function underLock(
