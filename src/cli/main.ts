@@ -15,6 +15,7 @@ type Register = (program: Command, io: CliIO, setExit: (code: number) => void) =
 const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['validate', async () => (await import('./validate.ts')).registerValidate],
   ['matrix', async () => (await import('./matrix.ts')).registerMatrix],
+  ['changelog', async () => (await import('./changelog.ts')).registerChangelog],
   ['schema', async () => (await import('./schema.ts')).registerSchema],
   [
     'bench',

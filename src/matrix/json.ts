@@ -71,3 +71,8 @@ export function pyDumps(value: unknown): string {
 export function canonicalJson(value: unknown): string {
   return write(value, ',', ':', true);
 }
+
+/** `json.dumps(value, separators=(",", ":"))`: the changelog processor's compact stdout, keys in order. */
+export function compactJson(value: unknown): string {
+  return write(value, ',', ':', false);
+}

@@ -1,0 +1,65 @@
+import type { Command } from 'commander';
+import { reportError } from './common.ts';
+import type { CliIO } from './io.ts';
+
+interface MatrixFlags {
+  baseRef: string;
+  headRef: string;
+  changelogFile: string;
+  configFiles: string[];
+  runnerConfig: string;
+  trimConc?: boolean;
+  allEvals?: boolean;
+  evalsOnly?: boolean;
+}
+
+interface ValidateFlags extends MatrixFlags {
+  pr?: string;
+}
+
+/** `infx changelog matrix|validate`: the changelog processor and the CI gate (changelog-pr-spec §1.7, §2). */
+export function registerChangelog(program: Command, io: CliIO, setExit: (code: number) => void): void {
+  const changelog = program
+    .command('changelog')
+    .description('perf-changelog.yaml: the points a change runs, and the gate a change must pass');
+  const refs = (cmd: Command) =>
+    cmd
+      .requiredOption('--base-ref <rev>', 'the base revision (e.g. origin/main)')
+      .requiredOption('--head-ref <rev>', 'the head revision (the PR head); run in a work tree at it')
+      .option('--changelog-file <path>', 'the changelog', 'perf-changelog.yaml')
+      .option('--config-files <files...>', 'master configs, merged in order', [
+        'configs/amd-master.yaml',
+        'configs/nvidia-master.yaml',
+      ])
+      .option('--runner-config <path>', 'the runner config', 'configs/runners.yaml')
+      .option('--all-evals', 'PR label all-evals: expand evals for every entry, keep throughput')
+      .option('--evals-only', 'PR label evals-only: suppress throughput for every entry');
+
+  refs(changelog.command('matrix'))
+    .description("the matrix the changelog entries added base..head select (the reference processor's JSON)")
+    .option('--trim-conc', 'PR label sweep-enabled: keep the lowest concurrency of each recipe')
+    .action(async (flags: MatrixFlags) => {
+      try {
+        const { changelogMatrix, formatChangelogMatrix } = await import('../changelog/gate.ts');
+        io.stdout(formatChangelogMatrix(await changelogMatrix({ cwd: process.cwd(), ...flags })));
+        setExit(0);
+      } catch (err) {
+        setExit(reportError(err, io));
+      }
+    });
+
+  refs(changelog.command('validate'))
+    .description("the changelog gate: the reference's CI checks, then the byte-level append contract")
+    .option('--pr <number>', 'the PR number (new entries may then link to it or use XXX)')
+    .action(async (flags: ValidateFlags) => {
+      try {
+        const { validateChangelog } = await import('../changelog/validate.ts');
+        const report = await validateChangelog({ cwd: process.cwd(), ...flags, pr: flags.pr ?? null });
+        for (const line of report.lines) io.stdout(`${line}\n`);
+        for (const line of report.errors) io.stderr(`ERROR: ${line}\n`);
+        setExit(report.errors.length > 0 ? 1 : 0);
+      } catch (err) {
+        setExit(reportError(err, io));
+      }
+    });
+}
