@@ -42,7 +42,7 @@ export interface ChangelogMatrixOutput extends Omit<ChangelogRun, 'changelog_met
 }
 
 /** A path as git names it relative to `cwd` (`./x`), refused when it leaves the work tree. */
-function treePath(cwd: string, path: string, flag: string): string {
+export function treePath(cwd: string, path: string, flag: string): string {
   const rel = relative(cwd, resolve(cwd, path));
   if (rel.startsWith('..') || isAbsolute(rel))
     throw new ChangelogError(`${flag} '${path}' is outside the work tree ${cwd}: give a path inside it`);
@@ -50,7 +50,7 @@ function treePath(cwd: string, path: string, flag: string): string {
 }
 
 /** The head's inputs at the base revision, written under a temporary folder; the missing ones named. */
-function baseInputs(cwd: string, base: string, files: readonly string[]): { dir: string; missing: string[] } {
+export function baseInputs(cwd: string, base: string, files: readonly string[]): { dir: string; missing: string[] } {
   const dir = mkdtempSync(join(tmpdir(), 'infx-changelog-base-'));
   const missing: string[] = [];
   for (const f of files) {

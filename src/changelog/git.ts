@@ -55,3 +55,16 @@ export function diffOfFile(cwd: string, base: string, head: string, path: string
   if (r.status !== 0) throw new ChangelogError(`git diff ${base} ${head} -- ${path} failed: ${r.stderr}`);
   return r.stdout.toString('utf8');
 }
+
+/** Marks `path` resolved in the index (after a conflict's result was written to the work tree). */
+export function stagePath(cwd: string, path: string): void {
+  const r = git(cwd, ['add', '--', path]);
+  if (r.status !== 0) throw new ChangelogError(`git add ${path} failed: ${r.stderr}`);
+}
+
+/** The paths a two-tree diff base..head touches under `cwd`, relative to it (renames as delete + add). */
+export function changedPaths(cwd: string, base: string, head: string): string[] {
+  const r = git(cwd, ['diff', '--no-color', '--relative', '--name-only', '--no-renames', '-z', base, head]);
+  if (r.status !== 0) throw new ChangelogError(`git diff --name-only ${base} ${head} failed: ${r.stderr}`);
+  return r.stdout.toString('utf8').split('\0').filter((p) => p !== '');
+}

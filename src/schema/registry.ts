@@ -13,6 +13,7 @@ import { MasterConfigFileSchema, MasterEntrySchema } from './master-config.ts';
 import { MatrixRowSchema, MatrixSchema } from './matrix-row.ts';
 import { PointResultSchema } from './point-result.ts';
 import { RequestRecordSchema } from './request-record.ts';
+import { ReviewReportSchema } from './review.ts';
 import { PointAttemptSchema, PointSpecSchema, PointStatusSchema, RunManifestSchema } from './run-dir.ts';
 import { RunnerConfigSchema } from './runners.ts';
 import { ScriptedScriptSchema } from './scripted-script.ts';
@@ -88,6 +89,12 @@ export const SCHEMAS = {
     schema: CheckReportSchema,
     io: 'output',
     about: 'infx check --format json: feasibility findings per point',
+  },
+  'review-report': {
+    schema: ReviewReportSchema,
+    io: 'output',
+    about:
+      'infx review --format json: a deterministic review of a config change, one finding per rule and place',
   },
   'engine-launch': {
     schema: EngineLaunchSchema,

@@ -1,0 +1,49 @@
+import { type Command, Option } from 'commander';
+import { reportError } from './common.ts';
+import type { CliIO } from './io.ts';
+
+interface ReviewFlags {
+  baseRef: string;
+  headRef: string;
+  changelogFile: string;
+  configFiles: string[];
+  runnerConfig: string;
+  prBody?: string;
+  pr?: string;
+  format: 'markdown' | 'json';
+}
+
+/** `infx review`: a deterministic review of a config PR; exit 1 on any blocking finding. */
+export function registerReview(program: Command, io: CliIO, setExit: (code: number) => void): void {
+  program
+    .command('review')
+    .description('review a config change base..head by rules: one finding per rule and place, with the fix')
+    .requiredOption('--base-ref <rev>', 'the base revision (e.g. origin/main)')
+    .requiredOption('--head-ref <rev>', 'the head revision; run in a work tree at it')
+    .option('--pr-body <file>', 'the PR description (Markdown): its required sections are checked too')
+    .option('--pr <number>', 'the PR number (new changelog entries may link to it)')
+    .option('--changelog-file <path>', 'the changelog', 'perf-changelog.yaml')
+    .option('--config-files <files...>', 'master configs, merged in order', [
+      'configs/amd-master.yaml',
+      'configs/nvidia-master.yaml',
+    ])
+    .option('--runner-config <path>', 'the runner config', 'configs/runners.yaml')
+    .addOption(
+      new Option('--format <format>', 'output format').choices(['markdown', 'json']).default('markdown'),
+    )
+    .action(async (flags: ReviewFlags) => {
+      try {
+        const [{ reviewChange }, { formatReviewMarkdown }] = await Promise.all([
+          import('../review/review.ts'),
+          import('../review/format.ts'),
+        ]);
+        const report = await reviewChange({ cwd: process.cwd(), ...flags });
+        io.stdout(
+          flags.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReviewMarkdown(report),
+        );
+        setExit(report.blocking > 0 ? 1 : 0);
+      } catch (err) {
+        setExit(reportError(err, io));
+      }
+    });
+}

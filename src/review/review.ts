@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { changelogMatrix } from '../changelog/gate.ts';
+import { checkConfigs } from '../check/run.ts';
+import { InfxError } from '../schema/errors.ts';
+import type { ReviewFinding, ReviewReport } from '../schema/review.ts';
+import { type Change, keyLine, readChange } from './changes.ts';
+import { evalGroupingCollisions } from './eval-grouping.ts';
+import { prBodyFindings } from './pr-body.ts';
+
+/**
+ * `infx review`: a config PR reviewed by rules, not by a model: the same input gives the same findings,
+ * each with its severity, file:line and the fix. Rules: a config or recipe changed without a changelog
+ * entry; the changelog gate and its byte contract; eval-grouping collisions; every finding of `infx
+ * check` on the changed configs (memory, topology, images); with the PR body, its required sections.
+ */
+
+export interface ReviewRequest {
+  cwd: string;
+  baseRef: string;
+  headRef: string;
+  changelogFile: string;
+  configFiles: readonly string[];
+  runnerConfig: string;
+  prBody?: string | null | undefined;
+  pr?: string | null | undefined;
+}
+
+const RECIPE = /(^|\/)(benchmarks|recipes)\//;
+
+function finding(
+  f: Partial<ReviewFinding> & Pick<ReviewFinding, 'severity' | 'rule' | 'message'>,
+): ReviewFinding {
+  return { file: null, line: null, configKey: null, fix: null, ...f };
+}
+
+function where(change: Change, cwd: string, key: string): { file: string | null; line: number | null } {
+  const entry = change.configs.byKey.get(key);
+  if (entry === undefined) return { file: null, line: null };
+  const text = change.configs.texts?.get(entry.file);
+  const rel = change.configFiles.find((f) => join(cwd, f) === entry.file) ?? entry.file;
+  return { file: rel, line: keyLine(text, key) };
+}
+
+async function changelogFindings(req: ReviewRequest, change: Change): Promise<ReviewFinding[]> {
+  const touched = change.files.includes(req.changelogFile);
+  const inputs = change.files.filter((f) => change.configFiles.includes(f) || RECIPE.test(f));
+  if (!touched) {
+    if (inputs.length === 0) return [];
+    const first = change.changedKeys[0];
+    const at = first === undefined ? { file: inputs[0] ?? null, line: null } : where(change, req.cwd, first);
+    return [
+      finding({
+        severity: 'blocking',
+        rule: 'changelog.missing',
+        ...at,
+        message: `${inputs.join(', ')} changed without a ${req.changelogFile} entry: nothing would run the changed points`,
+        fix: `append an entry naming the changed config keys (${change.changedKeys.join(', ') || 'the configs the recipe serves'}) at the end of ${req.changelogFile}, one empty line before it`,
+      }),
+    ];
+  }
+  const out: ReviewFinding[] = [];
+  try {
+    await changelogMatrix(req);
+  } catch (err) {
+    if (!(err instanceof InfxError)) throw err;
+    out.push(
+      finding({
+        severity: 'blocking',
+        rule: 'changelog.gate',
+        file: req.changelogFile,
+        message: `the changelog processor rejects the change: ${err.message}`,
+        fix: 'fix the entry as the message says; `infx changelog validate` reruns the gate locally',
+      }),
+    );
+  }
+  const { byteGateFindings } = await import('./byte-gate-findings.ts');
+  out.push(...byteGateFindings(req));
+  return out;
+}
+
+async function checkFindings(req: ReviewRequest, change: Change): Promise<ReviewFinding[]> {
+  if (change.changedKeys.length === 0) return [];
+  const report = await checkConfigs({
+    configFiles: change.configFiles.map((f) => join(req.cwd, f)),
+    runnerConfig: join(req.cwd, change.runnerConfig),
+    configKeys: change.changedKeys,
+  });
+  return report.findings
+    .filter((f) => f.severity !== 'note')
+    .map((f) =>
+      finding({
+        severity: f.severity === 'error' ? 'blocking' : 'warning',
+        rule: `check.${f.rule}`,
+        ...where(change, req.cwd, f.configKey),
+        configKey: f.configKey,
+        message: f.point === null ? f.message : `${f.point}: ${f.message}`,
+        fix: f.fix,
+      }),
+    );
+}
+
+export async function reviewChange(req: ReviewRequest): Promise<ReviewReport> {
+  const change = await readChange(req);
+  const findings: ReviewFinding[] = [...(await changelogFindings(req, change))];
+  for (const c of evalGroupingCollisions(change.configs, change.runners, change.changedKeys))
+    findings.push(
+      finding({
+        severity: 'blocking',
+        rule: 'evals.grouping-collision',
+        ...where(change, req.cwd, c.configKey),
+        configKey: c.configKey,
+        message:
+          `${c.scenario}: the topology ${c.loser} shares the reference's eval group with ${c.winner}, so it gets no ` +
+          'eval (run-eval false on every point) and an evals-only run drops all of its points',
+        fix: 'give the topology its own config key (or model-prefix), or run infx with --eval-grouping topology and get the reference policy changed',
+      }),
+    );
+  findings.push(...(await checkFindings(req, change)));
+  if (req.prBody != null) findings.push(...prBodyFindings(readFileSync(req.prBody, 'utf8'), req.prBody));
+  const blocking = findings.filter((f) => f.severity === 'blocking').length;
+  return {
+    schemaVersion: 1,
+    baseRef: req.baseRef,
+    headRef: req.headRef,
+    changedFiles: change.files,
+    changedConfigs: change.changedKeys,
+    blocking,
+    warnings: findings.length - blocking,
+    findings,
+  };
+}

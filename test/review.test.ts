@@ -1,0 +1,158 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import yaml from 'js-yaml';
+import { describe, expect, it } from 'vitest';
+import { reviewChange } from '../src/review/review.ts';
+import { REPO_ROOT, tmpDir } from './helpers.ts';
+
+/**
+ * `infx review` on config PRs rebuilt as git repositories here; the first is user thread 003's: a TP=2
+ * search-space row added next to the TP=4 one of an agentic config, where the reference's eval grouping
+ * keeps only one of the two topologies' evals.
+ */
+
+const agentic = (rows: object[]) => ({
+  image: 'lmsysorg/sglang:v0.5.16-rocm720-mi30x',
+  model: 'Qwen/Qwen3.5-397B-A17B-FP8',
+  'model-prefix': 'qwen3.5',
+  runner: 'cluster:mi355x-amds',
+  precision: 'fp8',
+  framework: 'sglang',
+  multinode: false,
+  scenarios: { 'agentic-coding': [{ 'dram-utilization': 0.6, 'search-space': rows }] },
+});
+const KEY = 'qwen3.5-fp8-mi355x-sglang-agentic-mtp';
+const CONCS = [1, 2, 4, 8, 16, 32, 64, 128];
+const tp4 = { tp: 4, ep: 1, 'spec-decoding': 'mtp', 'kv-offloading': 'none', 'conc-list': CONCS };
+const tp2 = { ...tp4, tp: 2 };
+const RUNNERS = {
+  labels: { 'cluster:mi355x-amds': ['mi355x-amds_00'] },
+  hardware: { 'cluster:mi355x-amds': { 'available-cpu-dram-mib': 3_095_781, 'gpus-per-node': 8 } },
+};
+const entry = (link: string) =>
+  `- config-keys:\n    - ${KEY}\n  description:\n    - "Add TP=2"\n  pr-link: ${link}\n`;
+const HISTORY = entry('https://github.com/SemiAnalysisAI/InferenceX/pull/1');
+
+function repo(): { dir: string; commit(master: object, changelog: string, tag: string): void } {
+  const dir = tmpDir('infx-review-');
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir });
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.email', 't@example.com');
+  git('config', 'user.name', 't');
+  mkdirSync(join(dir, 'configs'));
+  return {
+    dir,
+    commit(master, changelog, tag) {
+      writeFileSync(join(dir, 'configs/amd-master.yaml'), yaml.dump(master, { flowLevel: 5 }));
+      writeFileSync(join(dir, 'configs/runners.yaml'), yaml.dump(RUNNERS));
+      writeFileSync(join(dir, 'perf-changelog.yaml'), changelog);
+      git('add', '-A');
+      git('commit', '-q', '--allow-empty', '-m', tag);
+      git('tag', tag);
+    },
+  };
+}
+
+const request = (dir: string, extra: object = {}) => ({
+  cwd: dir,
+  baseRef: 'base',
+  headRef: 'head',
+  changelogFile: 'perf-changelog.yaml',
+  configFiles: ['configs/amd-master.yaml'],
+  runnerConfig: 'configs/runners.yaml',
+  ...extra,
+});
+
+describe('infx review', () => {
+  it('finds the eval-grouping collision of user thread 003 at the config key, blocking', async () => {
+    const { dir, commit } = repo();
+    commit({ [KEY]: agentic([tp4]) }, HISTORY, 'base');
+    commit({ [KEY]: agentic([tp4, tp2]) }, `${HISTORY}\n${entry('XXX')}`, 'head');
+    const report = await reviewChange(request(dir));
+    expect(report.changedConfigs).toEqual([KEY]);
+    const collision = report.findings.filter((f) => f.rule === 'evals.grouping-collision');
+    expect(collision).toHaveLength(1);
+    expect(collision[0]).toMatchObject({
+      severity: 'blocking',
+      file: 'configs/amd-master.yaml',
+      line: 1,
+      configKey: KEY,
+    });
+    expect(collision[0]?.message).toContain('tp=2');
+    expect(collision[0]?.message).toContain('tp=4');
+    // The TP=2 points' feasibility comes from infx check, at the same key.
+    const tp2Check = report.findings.filter(
+      (f) => f.rule.startsWith('check.') && f.message.startsWith('tp=2'),
+    );
+    expect(tp2Check.length).toBeGreaterThan(0);
+    expect(report.blocking).toBe(1);
+  });
+
+  it('a config change without a changelog entry is blocking; the same change with one is clean', async () => {
+    const { dir, commit } = repo();
+    commit({ [KEY]: agentic([tp4]) }, HISTORY, 'base');
+    const wider = { ...tp4, 'conc-list': [...CONCS, 96] };
+    commit({ [KEY]: agentic([wider]) }, HISTORY, 'head');
+    const missing = await reviewChange(request(dir));
+    expect(missing.findings.map((f) => [f.rule, f.severity, f.line])).toContainEqual([
+      'changelog.missing',
+      'blocking',
+      1,
+    ]);
+    const fixed = repo();
+    fixed.commit({ [KEY]: agentic([tp4]) }, HISTORY, 'base');
+    fixed.commit({ [KEY]: agentic([wider]) }, `${HISTORY}\n${entry('XXX')}`, 'head');
+    const clean = await reviewChange(request(fixed.dir));
+    expect(clean.findings.filter((f) => f.rule.startsWith('changelog.'))).toEqual([]);
+    expect(clean.findings.filter((f) => f.rule === 'evals.grouping-collision')).toEqual([]);
+  });
+
+  it('checks the PR body: the AI model disclosure section and the checklist boxes', async () => {
+    const { dir, commit } = repo();
+    commit({ [KEY]: agentic([tp4]) }, HISTORY, 'base');
+    commit({ [KEY]: agentic([tp4]) }, HISTORY, 'head');
+    const body = join(dir, 'body.md');
+    writeFileSync(
+      body,
+      '## Summary\nMore points.\n\n## Checklist\n- [x] ran validate\n- [ ] ran the sweep\n',
+    );
+    const none = await reviewChange(request(dir, { prBody: body }));
+    expect(none.findings.map((f) => [f.rule, f.severity, f.line])).toEqual([
+      ['pr-body.ai-disclosure', 'blocking', null],
+      ['pr-body.checklist', 'warning', 6],
+    ]);
+    writeFileSync(
+      body,
+      '## AI model disclosure\n<!-- which models -->\n\n## Checklist\n- [x] ran validate\n',
+    );
+    expect(
+      (await reviewChange(request(dir, { prBody: body }))).findings.map((f) => [f.rule, f.line]),
+    ).toEqual([['pr-body.ai-disclosure', 1]]);
+    writeFileSync(body, '## AI model disclosure\nNone.\n');
+    expect((await reviewChange(request(dir, { prBody: body }))).findings).toEqual([]);
+  });
+
+  it('the command prints Markdown for a PR comment and exits 1 on a blocking finding, 0 when clean', () => {
+    const { dir, commit } = repo();
+    commit({ [KEY]: agentic([tp4]) }, HISTORY, 'base');
+    commit({ [KEY]: agentic([tp4, tp2]) }, `${HISTORY}\n${entry('XXX')}`, 'head');
+    const run = (...args: string[]) =>
+      spawnSync(
+        process.execPath,
+        [join(REPO_ROOT, 'bin/infx.js'), 'review', ...args, '--config-files', 'configs/amd-master.yaml'],
+        {
+          cwd: dir,
+          encoding: 'utf8',
+        },
+      );
+    const md = run('--base-ref', 'base', '--head-ref', 'head');
+    expect(md.status).toBe(1);
+    expect(md.stdout).toContain('🔴 **BLOCKING** `evals.grouping-collision` `configs/amd-master.yaml:1`');
+    const json = run('--base-ref', 'base', '--head-ref', 'head', '--format', 'json');
+    expect(JSON.parse(json.stdout).blocking).toBe(1);
+    const same = run('--base-ref', 'head', '--head-ref', 'head');
+    expect(same.status).toBe(0);
+    expect(same.stdout).toContain('LGTM');
+  });
+});
