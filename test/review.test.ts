@@ -34,7 +34,10 @@ const entry = (link: string) =>
   `- config-keys:\n    - ${KEY}\n  description:\n    - "Add TP=2"\n  pr-link: ${link}\n`;
 const HISTORY = entry('https://github.com/SemiAnalysisAI/InferenceX/pull/1');
 
-function repo(): { dir: string; commit(master: object, changelog: string, tag: string): void } {
+function repo(): {
+  dir: string;
+  commit(master: object, changelog: string, tag: string, files?: Record<string, string>): void;
+} {
   const dir = tmpDir('infx-review-');
   const git = (...args: string[]) => execFileSync('git', args, { cwd: dir });
   git('init', '-q', '-b', 'main');
@@ -43,7 +46,11 @@ function repo(): { dir: string; commit(master: object, changelog: string, tag: s
   mkdirSync(join(dir, 'configs'));
   return {
     dir,
-    commit(master, changelog, tag) {
+    commit(master, changelog, tag, files = {}) {
+      for (const [path, text] of Object.entries(files)) {
+        mkdirSync(join(dir, path, '..'), { recursive: true });
+        writeFileSync(join(dir, path), text);
+      }
       writeFileSync(join(dir, 'configs/amd-master.yaml'), yaml.dump(master, { flowLevel: 5 }));
       writeFileSync(join(dir, 'configs/runners.yaml'), yaml.dump(RUNNERS));
       writeFileSync(join(dir, 'perf-changelog.yaml'), changelog);
@@ -154,5 +161,24 @@ describe('infx review', () => {
     const same = run('--base-ref', 'head', '--head-ref', 'head');
     expect(same.status).toBe(0);
     expect(same.stdout).toContain('LGTM');
+  });
+
+  it('an engine patched in a changed recipe is blocking until the PR brings its waiver', async () => {
+    const { dir, commit } = repo();
+    commit({ [KEY]: agentic([tp4]) }, HISTORY, 'base', { 'benchmarks/qwen.sh': 'vllm serve m\n' });
+    const recipe = { 'benchmarks/qwen.sh': 'git apply /patches/fix.diff\nvllm serve m\n' };
+    commit({ [KEY]: agentic([tp4]) }, `${HISTORY}\n${entry('XXX')}`, 'head', recipe);
+    const patched = await reviewChange(request(dir, { pr: '42' }));
+    expect(patched.findings.map((f) => [f.rule, f.file, f.line])).toContainEqual([
+      'recipe.engine-patch',
+      'benchmarks/qwen.sh',
+      1,
+    ]);
+    commit({ [KEY]: agentic([tp4]) }, `${HISTORY}\n${entry('XXX')}`, 'waived', {
+      ...recipe,
+      'docs/waiver/42.md': 'Backport of the fix for X; goes with the next release.\n',
+    });
+    const waived = await reviewChange(request(dir, { pr: '42', headRef: 'waived' }));
+    expect(waived.findings.filter((f) => f.rule === 'recipe.engine-patch')).toEqual([]);
   });
 });

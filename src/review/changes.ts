@@ -18,6 +18,8 @@ export interface ChangeRequest {
 }
 
 export interface Change {
+  /** The head commit. */
+  head: string;
   files: string[];
   /** The work tree's inputs, relative to it. */
   configFiles: string[];
@@ -51,7 +53,7 @@ export async function readChange(req: ChangeRequest): Promise<Change> {
   const changedKeys = now.configs.entries
     .filter((e) => !isDeepStrictEqual(before?.byKey.get(e.key)?.entry, e.entry))
     .map((e) => e.key);
-  return { files, configFiles, runnerConfig, configs: now.configs, runners: now.runners, changedKeys };
+  return { head, files, configFiles, runnerConfig, configs: now.configs, runners: now.runners, changedKeys };
 }
 
 /** The 1-based line of `key:` at the top level of a config file's text; null when not found. */

@@ -1,18 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { changelogMatrix } from '../changelog/gate.ts';
+import { fileAtRevision } from '../changelog/git.ts';
 import { checkConfigs } from '../check/run.ts';
 import { InfxError } from '../schema/errors.ts';
 import type { ReviewFinding, ReviewReport } from '../schema/review.ts';
 import { type Change, keyLine, readChange } from './changes.ts';
 import { evalGroupingCollisions } from './eval-grouping.ts';
 import { prBodyFindings } from './pr-body.ts';
+import { nonUpstreamImage, type RecipeFile, recipeFindings } from './recipe-rules.ts';
 
 /**
  * `infx review`: a config PR reviewed by rules, not by a model: the same input gives the same findings,
  * each with its severity, file:line and the fix. Rules: a config or recipe changed without a changelog
- * entry; the changelog gate and its byte contract; eval-grouping collisions; every finding of `infx
- * check` on the changed configs (memory, topology, images); with the PR body, its required sections.
+ * entry; the changelog gate and its byte contract; eval-grouping collisions; engine patches without a
+ * waiver and compute-reducing --hf-overrides in the changed recipes; non-upstream engine images; every
+ * finding of `infx check` on the changed configs (memory, topology, image pinning); with the PR body,
+ * its required sections.
  */
 
 export interface ReviewRequest {
@@ -100,6 +104,36 @@ async function checkFindings(req: ReviewRequest, change: Change): Promise<Review
     );
 }
 
+function recipeAndImageFindings(req: ReviewRequest, change: Change): ReviewFinding[] {
+  const recipes: RecipeFile[] = [];
+  for (const path of change.files.filter((f) => RECIPE.test(f))) {
+    const bytes = fileAtRevision(req.cwd, change.head, `./${path}`);
+    if (bytes !== null) recipes.push({ path, text: bytes.toString('utf8') });
+  }
+  const waiverPath = `docs/waiver/${req.pr ?? '<PR>'}.md`;
+  const present =
+    req.pr != null
+      ? fileAtRevision(req.cwd, change.head, `./${waiverPath}`) !== null
+      : change.files.some((f) => /^docs\/waiver\/[^/]+\.md$/.test(f));
+  const out = recipeFindings(recipes, { path: waiverPath, present });
+  for (const key of change.changedKeys) {
+    const e = change.configs.byKey.get(key)?.entry as { image?: unknown; framework?: unknown } | undefined;
+    if (typeof e?.image !== 'string' || typeof e.framework !== 'string') continue;
+    if (nonUpstreamImage(e.framework, e.image))
+      out.push(
+        finding({
+          severity: 'warning',
+          rule: 'image.non-upstream',
+          ...where(change, req.cwd, key),
+          configKey: key,
+          message: `${e.framework} runs ${e.image}, not an image of the engine's own repositories: results measure that build, not the release`,
+          fix: 'use the upstream image (vllm/vllm-openai, lmsysorg/sglang, or their ROCm builds), or say in the PR why this build',
+        }),
+      );
+  }
+  return out;
+}
+
 export async function reviewChange(req: ReviewRequest): Promise<ReviewReport> {
   const change = await readChange(req);
   const findings: ReviewFinding[] = [...(await changelogFindings(req, change))];
@@ -116,6 +150,7 @@ export async function reviewChange(req: ReviewRequest): Promise<ReviewReport> {
         fix: 'give the topology its own config key (or model-prefix), or run infx with --eval-grouping topology and get the reference policy changed',
       }),
     );
+  findings.push(...recipeAndImageFindings(req, change));
   findings.push(...(await checkFindings(req, change)));
   if (req.prBody != null) findings.push(...prBodyFindings(readFileSync(req.prBody, 'utf8'), req.prBody));
   const blocking = findings.filter((f) => f.severity === 'blocking').length;

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { nonUpstreamImage, recipeFindings } from './recipe-rules.ts';
+
+const file = (text: string) => [{ path: 'benchmarks/x.sh', text }];
+const rules = (text: string, present = false) =>
+  recipeFindings(file(text), { path: 'docs/waiver/42.md', present }).map((f) => [f.rule, f.line]);
+
+describe('recipe rules', () => {
+  it('flags each way of patching the engine, by line, unless the PR has its waiver', () => {
+    const script = [
+      '#!/bin/bash',
+      '# git apply is mentioned in a comment only',
+      'git apply /patches/fix.diff',
+      'patch -p1 < fix.patch',
+      "sed -i 's/a/b/' /usr/lib/python3/site-packages/vllm/config.py",
+      'pip install /wheels/vllm-0.9.0-cp312-linux_x86_64.whl',
+      'pip install git+https://github.com/someone/vllm@branch',
+      'vllm serve model --tp 8',
+    ].join('\n');
+    expect(rules(script)).toEqual([
+      ['recipe.engine-patch', 3],
+      ['recipe.engine-patch', 4],
+      ['recipe.engine-patch', 5],
+      ['recipe.engine-patch', 6],
+      ['recipe.engine-patch', 7],
+    ]);
+    expect(rules(script, true)).toEqual([]);
+  });
+
+  it('flags --hf-overrides that cut layers or experts, not those that leave the compute alone', () => {
+    expect(rules(`vllm serve m --hf-overrides '{"num_hidden_layers": 4}'`)).toEqual([
+      ['recipe.hf-overrides-flops', 1],
+    ]);
+    expect(rules(`vllm serve m --hf-overrides '{"num_experts_per_tok":2}'`)).toEqual([
+      ['recipe.hf-overrides-flops', 1],
+    ]);
+    expect(rules(`vllm serve m --hf-overrides '{"max_position_embeddings": 262144}'`)).toEqual([]);
+  });
+
+  it('knows the engines’ own image repositories', () => {
+    expect(nonUpstreamImage('vllm', 'vllm/vllm-openai:v0.11.0')).toBe(false);
+    expect(nonUpstreamImage('vllm', 'rocm/vllm-dev:nightly_20260101')).toBe(false);
+    expect(nonUpstreamImage('sglang', 'lmsysorg/sglang:v0.5.16-rocm720-mi30x')).toBe(false);
+    expect(nonUpstreamImage('dynamo-vllm', 'nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.0')).toBe(false);
+    expect(nonUpstreamImage('vllm', 'someone/vllm-fork:latest')).toBe(true);
+    expect(nonUpstreamImage('sglang', 'ghcr.io/me/sglang:dev')).toBe(true);
+    expect(nonUpstreamImage('trt', 'whatever:1')).toBe(false);
+  });
+});

@@ -1,0 +1,101 @@
+import type { ReviewFinding } from '../schema/review.ts';
+
+/**
+ * Rules on the recipe files a change touches (engine launch scripts and their YAML): an engine patched at
+ * run time must come with a waiver, and model overrides that shrink the model's compute make a number
+ * that is not the model's. Each hit names the line.
+ */
+
+/** Ways a recipe changes the engine it runs instead of running it as released. */
+const PATCHES: readonly [RegExp, string][] = [
+  [/\bgit\s+apply\b/, 'applies a patch with git apply'],
+  [/(^|[\s;&|(])patch\s+(-p\d|--strip|<|-i\b)/, 'applies a patch with patch'],
+  [
+    /site-packages\/\S*\.(py|so)\b.*(>|sed\s+-i|cp\s|mv\s|tee\s)|(sed\s+-i|cp\s|mv\s|tee\s).*site-packages\//,
+    'edits installed packages under site-packages',
+  ],
+  [
+    /\bpip3?\s+install\b[^\n]*\b(vllm|sglang|tensorrt[-_]llm|flashinfer)[^\s]*\.whl\b/,
+    'installs an engine wheel over the image',
+  ],
+  [
+    /\bpip3?\s+install\b[^\n]*git\+https?:\/\/[^\s]*(vllm|sglang)/,
+    'installs the engine from a git branch over the image',
+  ],
+];
+
+/** hf-overrides keys that remove layers, experts or heads: the model served is then a smaller one. */
+const FLOP_KEYS = [
+  'num_hidden_layers',
+  'num_layers',
+  'n_layer',
+  'num_experts_per_tok',
+  'num_experts',
+  'n_routed_experts',
+  'num_attention_heads',
+  'num_key_value_heads',
+  'intermediate_size',
+  'moe_intermediate_size',
+  'first_k_dense_replace',
+  'topk_group',
+];
+
+export interface RecipeFile {
+  path: string;
+  text: string;
+}
+
+export function recipeFindings(
+  files: readonly RecipeFile[],
+  waiver: { path: string; present: boolean },
+): ReviewFinding[] {
+  const out: ReviewFinding[] = [];
+  for (const f of files) {
+    f.text.split('\n').forEach((line, i) => {
+      if (/^\s*#/.test(line)) return;
+      for (const [re, what] of PATCHES)
+        if (re.test(line) && !waiver.present)
+          out.push({
+            severity: 'blocking',
+            rule: 'recipe.engine-patch',
+            file: f.path,
+            line: i + 1,
+            configKey: null,
+            message: `the recipe ${what}, without a waiver (${waiver.path}): the result is not the released engine's`,
+            fix: `use an image that ships the fix, or add ${waiver.path} saying what the patch changes, why, and when it goes`,
+          });
+      if (/--hf[-_]overrides\b/.test(line)) {
+        const keys = FLOP_KEYS.filter((k) => new RegExp(`["']?${k}["']?\\s*[:=]`).test(line));
+        if (keys.length > 0)
+          out.push({
+            severity: 'blocking',
+            rule: 'recipe.hf-overrides-flops',
+            file: f.path,
+            line: i + 1,
+            configKey: null,
+            message: `--hf-overrides sets ${keys.join(', ')}: the engine serves a model with less compute than the one named, so its throughput is not that model's`,
+            fix: 'drop those overrides (overrides that do not change the compute, such as rope scaling or max position, are fine)',
+          });
+      }
+    });
+  }
+  return out;
+}
+
+/** Upstream image repositories of the engines the reference benchmarks (by framework family). */
+const UPSTREAM: readonly [RegExp, RegExp][] = [
+  [
+    /vllm/,
+    /^(docker\.io\/)?(vllm\/vllm-openai(-rocm)?|rocm\/vllm(-dev)?|nvcr\.io\/nvidia\/[^:]*vllm[^:]*)(:|@|$)/,
+  ],
+  [
+    /sglang/,
+    /^(docker\.io\/)?(lmsysorg\/sglang(-rocm)?|rocm\/sgl-dev|nvcr\.io\/nvidia\/[^:]*sglang[^:]*)(:|@|$)/,
+  ],
+];
+
+/** A vLLM or SGLang config whose image is not from the engine's own repositories. */
+export function nonUpstreamImage(framework: string, image: string): boolean {
+  for (const [fw, repo] of UPSTREAM) if (fw.test(framework)) return !repo.test(image);
+  return false;
+}
