@@ -181,4 +181,15 @@ describe('infx review', () => {
     const waived = await reviewChange(request(dir, { pr: '42', headRef: 'waived' }));
     expect(waived.findings.filter((f) => f.rule === 'recipe.engine-patch')).toEqual([]);
   });
+
+  it('warns when a change brings back a model the project archived', async () => {
+    const { dir, commit } = repo();
+    const archive = { 'configs/deprecated/amd-qwen.yaml': yaml.dump({ 'old-qwen': agentic([tp4]) }) };
+    commit({}, HISTORY, 'base', archive);
+    commit({ [KEY]: agentic([tp4]) }, `${HISTORY}\n${entry('XXX')}`, 'head', archive);
+    const report = await reviewChange(request(dir));
+    expect(
+      report.findings.filter((f) => f.rule === 'model.deprecated').map((f) => [f.severity, f.configKey]),
+    ).toEqual([['warning', KEY]]);
+  });
 });

@@ -6,6 +6,7 @@ import { checkConfigs } from '../check/run.ts';
 import { InfxError } from '../schema/errors.ts';
 import type { ReviewFinding, ReviewReport } from '../schema/review.ts';
 import { type Change, keyLine, readChange } from './changes.ts';
+import { deprecatedModels } from './deprecated.ts';
 import { evalGroupingCollisions } from './eval-grouping.ts';
 import { prBodyFindings } from './pr-body.ts';
 import { nonUpstreamImage, type RecipeFile, recipeFindings } from './recipe-rules.ts';
@@ -14,9 +15,9 @@ import { nonUpstreamImage, type RecipeFile, recipeFindings } from './recipe-rule
  * `infx review`: a config PR reviewed by rules, not by a model: the same input gives the same findings,
  * each with its severity, file:line and the fix. Rules: a config or recipe changed without a changelog
  * entry; the changelog gate and its byte contract; eval-grouping collisions; engine patches without a
- * waiver and compute-reducing --hf-overrides in the changed recipes; non-upstream engine images; every
- * finding of `infx check` on the changed configs (memory, topology, image pinning); with the PR body,
- * its required sections.
+ * waiver and compute-reducing --hf-overrides in the changed recipes; non-upstream engine images;
+ * deprecated models; every finding of `infx check` on the changed configs (memory, topology, image
+ * pinning); with the PR body, its required sections.
  */
 
 export interface ReviewRequest {
@@ -28,6 +29,8 @@ export interface ReviewRequest {
   runnerConfig: string;
   prBody?: string | null | undefined;
   pr?: string | null | undefined;
+  /** Archived master configs (default configs/deprecated). */
+  deprecatedDir?: string | undefined;
 }
 
 const RECIPE = /(^|\/)(benchmarks|recipes)\//;
@@ -116,6 +119,24 @@ function recipeAndImageFindings(req: ReviewRequest, change: Change): ReviewFindi
       ? fileAtRevision(req.cwd, change.head, `./${waiverPath}`) !== null
       : change.files.some((f) => /^docs\/waiver\/[^/]+\.md$/.test(f));
   const out = recipeFindings(recipes, { path: waiverPath, present });
+  const archived = deprecatedModels(join(req.cwd, req.deprecatedDir ?? 'configs/deprecated'));
+  const active = (model: string, but: string) =>
+    change.configs.entries.some((c) => c.key !== but && (c.entry as { model?: unknown }).model === model);
+  for (const key of change.changedKeys) {
+    const model = (change.configs.byKey.get(key)?.entry as { model?: unknown } | undefined)?.model;
+    const file = typeof model === 'string' ? archived.get(model) : undefined;
+    if (typeof model === 'string' && file !== undefined && !active(model, key))
+      out.push(
+        finding({
+          severity: 'warning',
+          rule: 'model.deprecated',
+          ...where(change, req.cwd, key),
+          configKey: key,
+          message: `${model} is a deprecated model (archived in configs/deprecated/${file}) and no other active config runs it`,
+          fix: 'benchmark a current model, or say in the PR why this one comes back',
+        }),
+      );
+  }
   for (const key of change.changedKeys) {
     const e = change.configs.byKey.get(key)?.entry as { image?: unknown; framework?: unknown } | undefined;
     if (typeof e?.image !== 'string' || typeof e.framework !== 'string') continue;
