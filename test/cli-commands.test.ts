@@ -30,10 +30,12 @@ describe('the commands registered', () => {
     expect(names).toEqual([
       'validate',
       'matrix',
+      'changelog',
       'schema',
       'bench',
       'sim',
       'check',
+      'review',
       'recipe',
       'sweep',
       'ingest',
