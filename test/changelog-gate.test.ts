@@ -166,4 +166,59 @@ describe('infx changelog matrix in a work tree', () => {
     expect(option.stderr).toContain('is not a git revision');
     expect(readFileSync(join(dir, 'perf-changelog.yaml'), 'utf8')).toContain('y-*');
   });
+
+  it('validate: the CI checks, then the byte gate, each failure named by line', () => {
+    const validate = (dir: string, ...args: string[]) =>
+      spawnSync(
+        process.execPath,
+        [
+          join(REPO_ROOT, 'bin/infx.js'),
+          'changelog',
+          'validate',
+          '--base-ref',
+          'base',
+          '--head-ref',
+          'head',
+          ...args,
+        ],
+        { cwd: dir, encoding: 'utf8' },
+      );
+    const good = repo(BASE);
+    good.commit(BASE, `${HISTORY}\n${block('y-*', 'XXX')}`, 'head');
+    const ok = validate(good.dir, '--pr', '42');
+    expect(ok.stderr).toBe('');
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toBe(
+      'Validated perf-changelog.yaml: final newline present and matrix generated\n' +
+        'Byte gate: history unchanged, 1 entry appended\n',
+    );
+    // In main's context (no --pr) a placeholder link is refused.
+    const main = validate(good.dir);
+    expect(main.status).toBe(1);
+    expect(main.stderr).toContain("new main-branch entry has invalid pr-link: 'XXX'");
+
+    const spaced = repo(BASE);
+    spaced.commit(BASE, `${HISTORY}\n\n${block('y-*', 'XXX')}`, 'head');
+    const bad = validate(spaced.dir, '--pr', '42');
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toBe(
+      'ERROR: perf-changelog.yaml:6: new changelog entries must be separated from history by one empty line and appended at the end' +
+        ' (fix: leave exactly one empty line between the last historical entry and the first new one)\n',
+    );
+
+    const unterminated = repo(BASE);
+    unterminated.commit(BASE, `${HISTORY}\n${block('y-*', 'XXX')}`.slice(0, -1), 'head');
+    const nl = validate(unterminated.dir, '--pr', '42');
+    expect(nl.status).toBe(1);
+    expect(nl.stderr).toContain('ERROR: perf-changelog.yaml at head does not end with a newline');
+
+    const unknown = repo(BASE);
+    unknown.commit(BASE, `${HISTORY}\n${block('zzz', 'XXX')}`, 'head');
+    const rejected = validate(unknown.dir, '--pr', '42');
+    expect(rejected.status).toBe(1);
+    expect(rejected.stderr).toContain(
+      "ERROR: the changelog processor rejected the diff: Config key 'zzz' not found in master configs.",
+    );
+    expect(validate(good.dir, '--pr', 'abc').stderr).toContain("--pr 'abc' is not a PR number");
+  });
 });

@@ -192,4 +192,16 @@ describe('infx review', () => {
       report.findings.filter((f) => f.rule === 'model.deprecated').map((f) => [f.severity, f.configKey]),
     ).toEqual([['warning', KEY]]);
   });
+
+  it('the changelog byte rule is a blocking finding at its line', async () => {
+    const { dir, commit } = repo();
+    commit({ [KEY]: agentic([tp4]) }, HISTORY, 'base');
+    commit({ [KEY]: agentic([tp4]) }, `${HISTORY}  \n${entry('XXX')}`, 'head');
+    const report = await reviewChange(request(dir, { pr: '42' }));
+    expect(
+      report.findings
+        .filter((f) => f.rule === 'changelog.byte-rule')
+        .map((f) => [f.severity, f.file, f.line]),
+    ).toEqual([['blocking', 'perf-changelog.yaml', 6]]);
+  });
 });

@@ -50,7 +50,11 @@ export function treePath(cwd: string, path: string, flag: string): string {
 }
 
 /** The head's inputs at the base revision, written under a temporary folder; the missing ones named. */
-export function baseInputs(cwd: string, base: string, files: readonly string[]): { dir: string; missing: string[] } {
+export function baseInputs(
+  cwd: string,
+  base: string,
+  files: readonly string[],
+): { dir: string; missing: string[] } {
   const dir = mkdtempSync(join(tmpdir(), 'infx-changelog-base-'));
   const missing: string[] = [];
   for (const f of files) {

@@ -66,5 +66,8 @@ export function stagePath(cwd: string, path: string): void {
 export function changedPaths(cwd: string, base: string, head: string): string[] {
   const r = git(cwd, ['diff', '--no-color', '--relative', '--name-only', '--no-renames', '-z', base, head]);
   if (r.status !== 0) throw new ChangelogError(`git diff --name-only ${base} ${head} failed: ${r.stderr}`);
-  return r.stdout.toString('utf8').split('\0').filter((p) => p !== '');
+  return r.stdout
+    .toString('utf8')
+    .split('\0')
+    .filter((p) => p !== '');
 }

@@ -1,4 +1,6 @@
 import { InfxError } from '../schema/errors.ts';
+import { plural } from '../schema/plural.ts';
+import { checkByteGate } from './byte-gate.ts';
 import { ChangelogError } from './errors.ts';
 import { type ChangelogMatrixRequest, changelogMatrix } from './gate.ts';
 import { fileAtRevision, resolveRevision } from './git.ts';
@@ -50,7 +52,16 @@ export async function validateChangelog(req: ValidateRequest): Promise<ValidateR
     }
   }
   const baseBytes = fileAtRevision(req.cwd, base, `./${file}`) ?? Buffer.alloc(0);
-  void baseBytes;
-  void pr;
+  const bytes = checkByteGate(baseBytes, headBytes, pr, file);
+  if (bytes.ok)
+    lines.push(
+      `Byte gate: history unchanged, ${plural(bytes.appended, 'entry', 'entries')} appended` +
+        (bytes.corrections > 0 ? `, ${plural(bytes.corrections, 'pr-link correction')}` : ''),
+    );
+  else
+    errors.push(
+      `${bytes.line === null ? file : `${file}:${bytes.line}`}: ${bytes.message}` +
+        (bytes.hint === null ? '' : ` (fix: ${bytes.hint})`),
+    );
   return { lines, errors };
 }

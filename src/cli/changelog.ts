@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 
@@ -62,4 +62,41 @@ export function registerChangelog(program: Command, io: CliIO, setExit: (code: n
         setExit(reportError(err, io));
       }
     });
+
+  const pr = (v: string) => {
+    if (!/^[1-9]\d{0,9}$/.test(v)) throw new InvalidArgumentError('give the PR number, e.g. --pr 2676');
+    return Number(v);
+  };
+  const merge = (cmd: Command) =>
+    cmd
+      .requiredOption('--pr <number>', 'the PR being merged', pr)
+      .option('--changelog-file <path>', 'the changelog', 'perf-changelog.yaml')
+      .option('--repo <owner/name>', 'the repository of the canonical PR links', 'SemiAnalysisAI/InferenceX');
+  const run = (fn: () => Promise<{ message: string }>) => async () => {
+    try {
+      io.stdout(`${(await fn()).message}\n`);
+      setExit(0);
+    } catch (err) {
+      setExit(reportError(err, io));
+    }
+  };
+
+  merge(changelog.command('canonicalize'))
+    .description("after syncing with main: the PR's appended entries' XXX links become the PR's URL")
+    .option('--base-ref <rev>', 'the base the entries are appended to', 'origin/main')
+    .action((flags: { pr: number; changelogFile: string; repo: string; baseRef: string }) =>
+      run(async () =>
+        (await import('../changelog/merge-tree.ts')).canonicalizeWorkTree({ cwd: process.cwd(), ...flags }),
+      )(),
+    );
+
+  merge(changelog.command('resolve'))
+    .description(
+      "in a merge of main that conflicts in the changelog: main's bytes, then the PR's own entries",
+    )
+    .action((flags: { pr: number; changelogFile: string; repo: string }) =>
+      run(async () =>
+        (await import('../changelog/merge-tree.ts')).resolveWorkTree({ cwd: process.cwd(), ...flags }),
+      )(),
+    );
 }
