@@ -37,13 +37,16 @@ describe('recipe rules', () => {
     expect(rules(`vllm serve m --hf-overrides '{"max_position_embeddings": 262144}'`)).toEqual([]);
   });
 
-  it('knows the engines’ own image repositories', () => {
-    expect(nonUpstreamImage('vllm', 'vllm/vllm-openai:v0.11.0')).toBe(false);
-    expect(nonUpstreamImage('vllm', 'rocm/vllm-dev:nightly_20260101')).toBe(false);
-    expect(nonUpstreamImage('sglang', 'lmsysorg/sglang:v0.5.16-rocm720-mi30x')).toBe(false);
-    expect(nonUpstreamImage('dynamo-vllm', 'nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.0')).toBe(false);
-    expect(nonUpstreamImage('vllm', 'someone/vllm-fork:latest')).toBe(true);
-    expect(nonUpstreamImage('sglang', 'ghcr.io/me/sglang:dev')).toBe(true);
-    expect(nonUpstreamImage('trt', 'whatever:1')).toBe(false);
+  it('knows the engines’ own image repositories, on the established SKUs', () => {
+    expect(nonUpstreamImage('vllm', 'vllm/vllm-openai:v0.11.0', 'h200')).toBe(false);
+    expect(nonUpstreamImage('vllm', 'vllm/vllm-openai-rocm:nightly', 'cluster:mi355x-amds')).toBe(false);
+    expect(nonUpstreamImage('sglang', 'lmsysorg/sglang:v0.5.16-rocm720-mi30x', 'mi325x')).toBe(false);
+    expect(nonUpstreamImage('sglang', 'lmsysorg#sglang:v0.5.16', 'b200-nscale')).toBe(false);
+    expect(nonUpstreamImage('vllm', 'rocm/vllm-dev:nightly_20260101', 'mi355x')).toBe(true);
+    expect(nonUpstreamImage('sglang', 'ghcr.io/me/sglang:dev', 'gb200')).toBe(true);
+    expect(nonUpstreamImage('sglang', 'ghcr.io/me/sglang:dev', 'tpu-v6')).toBe(false);
+    expect(nonUpstreamImage('dynamo-vllm', 'nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.0', 'gb200')).toBe(
+      false,
+    );
   });
 });

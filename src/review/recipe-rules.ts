@@ -82,20 +82,17 @@ export function recipeFindings(
   return out;
 }
 
-/** Upstream image repositories of the engines the reference benchmarks (by framework family). */
-const UPSTREAM: readonly [RegExp, RegExp][] = [
-  [
-    /vllm/,
-    /^(docker\.io\/)?(vllm\/vllm-openai(-rocm)?|rocm\/vllm(-dev)?|nvcr\.io\/nvidia\/[^:]*vllm[^:]*)(:|@|$)/,
-  ],
-  [
-    /sglang/,
-    /^(docker\.io\/)?(lmsysorg\/sglang(-rocm)?|rocm\/sgl-dev|nvcr\.io\/nvidia\/[^:]*sglang[^:]*)(:|@|$)/,
-  ],
-];
+/** The engines' own image repositories (changelog-pr-spec §7 check 6; `#` is read as `/`). */
+const UPSTREAM: Readonly<Record<string, RegExp>> = {
+  vllm: /^(docker\.io\/)?vllm\/vllm-openai(-rocm)?(:|@|$)/,
+  sglang: /^(docker\.io\/)?lmsysorg\/sglang(-rocm)?(:|@|$)/,
+};
+/** The established SKUs the rule holds on. */
+const ESTABLISHED = /(^|[^a-z0-9])(h100|h200|b200|b300|gb200|gb300|mi300x|mi325x|mi355x)([^a-z0-9]|$)/;
 
-/** A vLLM or SGLang config whose image is not from the engine's own repositories. */
-export function nonUpstreamImage(framework: string, image: string): boolean {
-  for (const [fw, repo] of UPSTREAM) if (fw.test(framework)) return !repo.test(image);
-  return false;
+/** A vLLM or SGLang config on an established SKU whose image is not from the engine's own repositories. */
+export function nonUpstreamImage(framework: string, image: string, runner: string): boolean {
+  const repo = UPSTREAM[framework];
+  if (repo === undefined || !ESTABLISHED.test(runner.toLowerCase())) return false;
+  return !repo.test(image.replaceAll('#', '/'));
 }

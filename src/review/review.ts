@@ -138,9 +138,12 @@ function recipeAndImageFindings(req: ReviewRequest, change: Change): ReviewFindi
       );
   }
   for (const key of change.changedKeys) {
-    const e = change.configs.byKey.get(key)?.entry as { image?: unknown; framework?: unknown } | undefined;
-    if (typeof e?.image !== 'string' || typeof e.framework !== 'string') continue;
-    if (nonUpstreamImage(e.framework, e.image))
+    const e = change.configs.byKey.get(key)?.entry as
+      | { image?: unknown; framework?: unknown; runner?: unknown }
+      | undefined;
+    if (typeof e?.image !== 'string' || typeof e.framework !== 'string' || typeof e.runner !== 'string')
+      continue;
+    if (nonUpstreamImage(e.framework, e.image, e.runner))
       out.push(
         finding({
           severity: 'warning',
@@ -148,7 +151,7 @@ function recipeAndImageFindings(req: ReviewRequest, change: Change): ReviewFindi
           ...where(change, req.cwd, key),
           configKey: key,
           message: `${e.framework} runs ${e.image}, not an image of the engine's own repositories: results measure that build, not the release`,
-          fix: 'use the upstream image (vllm/vllm-openai, lmsysorg/sglang, or their ROCm builds), or say in the PR why this build',
+          fix: 'use the upstream image (vllm/vllm-openai[-rocm] or lmsysorg/sglang[-rocm]), or document the exception in the PR',
         }),
       );
   }
