@@ -36,6 +36,7 @@ describe('the commands registered', () => {
       'sim',
       'check',
       'review',
+      'signoff',
       'recipe',
       'sweep',
       'ingest',

@@ -27,6 +27,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['sim', async () => (await import('./sim.ts')).registerSim],
   ['check', async () => (await import('./check.ts')).registerCheck],
   ['review', async () => (await import('./review.ts')).registerReview],
+  ['signoff', async () => (await import('./signoff.ts')).registerSignoff],
   ['recipe', async () => (await import('./recipe.ts')).registerRecipe],
   [
     'sweep',

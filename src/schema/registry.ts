@@ -18,6 +18,7 @@ import { PointAttemptSchema, PointSpecSchema, PointStatusSchema, RunManifestSche
 import { RunnerConfigSchema } from './runners.ts';
 import { ScriptedScriptSchema } from './scripted-script.ts';
 import { SessionTimelineSchema } from './session-timeline.ts';
+import { SignoffReportSchema } from './signoff.ts';
 import { IngestReportSchema, StoredRunSchema, VerifyReportSchema } from './store.ts';
 import { SweepPlanSchema } from './sweep-plan.ts';
 import {
@@ -95,6 +96,11 @@ export const SCHEMAS = {
     io: 'output',
     about:
       'infx review --format json: a deterministic review of a config change, one finding per rule and place',
+  },
+  'signoff-report': {
+    schema: SignoffReportSchema,
+    io: 'output',
+    about: "infx signoff verify --format json: each check of a CODEOWNER's sign-off comment, and the verdict",
   },
   'engine-launch': {
     schema: EngineLaunchSchema,
