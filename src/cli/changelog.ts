@@ -1,13 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { type ChangeFlags, changeOptions } from './change-flags.ts';
 import { reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 
-interface MatrixFlags {
-  baseRef: string;
-  headRef: string;
-  changelogFile: string;
-  configFiles: string[];
-  runnerConfig: string;
+interface MatrixFlags extends ChangeFlags {
   trimConc?: boolean;
   allEvals?: boolean;
   evalsOnly?: boolean;
@@ -23,15 +19,7 @@ export function registerChangelog(program: Command, io: CliIO, setExit: (code: n
     .command('changelog')
     .description('perf-changelog.yaml: the points a change runs, and the gate a change must pass');
   const refs = (cmd: Command) =>
-    cmd
-      .requiredOption('--base-ref <rev>', 'the base revision (e.g. origin/main)')
-      .requiredOption('--head-ref <rev>', 'the head revision (the PR head); run in a work tree at it')
-      .option('--changelog-file <path>', 'the changelog', 'perf-changelog.yaml')
-      .option('--config-files <files...>', 'master configs, merged in order', [
-        'configs/amd-master.yaml',
-        'configs/nvidia-master.yaml',
-      ])
-      .option('--runner-config <path>', 'the runner config', 'configs/runners.yaml')
+    changeOptions(cmd)
       .option('--all-evals', 'PR label all-evals: expand evals for every entry, keep throughput')
       .option('--evals-only', 'PR label evals-only: suppress throughput for every entry');
 

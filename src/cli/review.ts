@@ -1,13 +1,9 @@
 import { type Command, Option } from 'commander';
+import { type ChangeFlags, changeOptions } from './change-flags.ts';
 import { reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 
-interface ReviewFlags {
-  baseRef: string;
-  headRef: string;
-  changelogFile: string;
-  configFiles: string[];
-  runnerConfig: string;
+interface ReviewFlags extends ChangeFlags {
   prBody?: string;
   pr?: string;
   format: 'markdown' | 'json';
@@ -15,19 +11,15 @@ interface ReviewFlags {
 
 /** `infx review`: a deterministic review of a config PR; exit 1 on any blocking finding. */
 export function registerReview(program: Command, io: CliIO, setExit: (code: number) => void): void {
-  program
-    .command('review')
-    .description('review a config change base..head by rules: one finding per rule and place, with the fix')
-    .requiredOption('--base-ref <rev>', 'the base revision (e.g. origin/main)')
-    .requiredOption('--head-ref <rev>', 'the head revision; run in a work tree at it')
+  changeOptions(
+    program
+      .command('review')
+      .description(
+        'review a config change base..head by rules: one finding per rule and place, with the fix',
+      ),
+  )
     .option('--pr-body <file>', 'the PR description (Markdown): its required sections are checked too')
     .option('--pr <number>', 'the PR number (new changelog entries may link to it)')
-    .option('--changelog-file <path>', 'the changelog', 'perf-changelog.yaml')
-    .option('--config-files <files...>', 'master configs, merged in order', [
-      'configs/amd-master.yaml',
-      'configs/nvidia-master.yaml',
-    ])
-    .option('--runner-config <path>', 'the runner config', 'configs/runners.yaml')
     .addOption(
       new Option('--format <format>', 'output format').choices(['markdown', 'json']).default('markdown'),
     )

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { changelogMatrix } from '../changelog/gate.ts';
+import { type ChangelogMatrixRequest, changelogMatrix } from '../changelog/gate.ts';
 import { fileAtRevision } from '../changelog/git.ts';
 import { checkConfigs } from '../check/run.ts';
 import { InfxError } from '../schema/errors.ts';
@@ -20,13 +20,7 @@ import { nonUpstreamImage, type RecipeFile, recipeFindings } from './recipe-rule
  * pinning); with the PR body, its required sections.
  */
 
-export interface ReviewRequest {
-  cwd: string;
-  baseRef: string;
-  headRef: string;
-  changelogFile: string;
-  configFiles: readonly string[];
-  runnerConfig: string;
+export interface ReviewRequest extends Omit<ChangelogMatrixRequest, 'trimConc' | 'allEvals' | 'evalsOnly'> {
   prBody?: string | null | undefined;
   pr?: string | null | undefined;
   /** Archived master configs (default configs/deprecated). */
