@@ -93,6 +93,11 @@ describe('infx review', () => {
       (f) => f.rule.startsWith('check.') && f.message.startsWith('tp=2'),
     );
     expect(tp2Check.length).toBeGreaterThan(0);
+    // The tokens a sequence gets are what is left after its fixed state: below what the warning says it needs.
+    for (const f of tp2Check.filter((x) => x.rule === 'check.memory.kv-running-set')) {
+      const [, each, need] = /~(\d+) tokens each, below the (\d+)/.exec(f.message) ?? [];
+      expect(Number(each)).toBeLessThan(Number(need));
+    }
     expect(report.blocking).toBe(1);
   });
 

@@ -337,7 +337,8 @@ export function poolFindings(
   if (tp) fixes.push(tp);
   let message: string;
   if (agentic) {
-    const tokensEach = Math.floor(capacity / r.kvPerToken / seqs);
+    // Each sequence's fixed state (linear-attention, draft) comes off its share before its tokens do.
+    const tokensEach = Math.max(0, Math.floor((capacity / seqs - r.statePerSeq) / r.kvPerToken));
     message =
       `KV per rank holds ${where}${evenFp8}; ${seqs} in-flight sequences (${AGENTIC_FANOUT} × conc ${point.conc} for ` +
       `subagent fan-out) get ~${tokensEach} tokens each, below the ${r.ctxTokens} a coding-agent system ` +
