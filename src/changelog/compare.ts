@@ -50,11 +50,7 @@ export interface Comparison {
   corrections: number;
 }
 
-export function compareEntries(
-  base: readonly Entry[],
-  head: readonly Entry[],
-  pr: PrContext,
-): Comparison {
+export function compareEntries(base: readonly Entry[], head: readonly Entry[], pr: PrContext): Comparison {
   if (head.length < base.length) throw new ChangelogError('perf-changelog.yaml entries were deleted');
   let corrections = 0;
   base.forEach((b, k) => {

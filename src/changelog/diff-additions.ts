@@ -2,6 +2,7 @@ import yaml from 'js-yaml';
 import { YAML11_SCHEMA } from '../config/yaml11.ts';
 import { type ChangelogEntry, ChangelogEntrySchema } from '../schema/changelog-entry.ts';
 import { ChangelogError } from './errors.ts';
+import { issuesText } from './parse-file.ts';
 
 /**
  * The entries a change adds to the changelog, as the reference's CI gate reads them (changelog-pr-spec
@@ -28,12 +29,6 @@ export function diffLines(diff: string): DiffLines {
     else if (line.startsWith('-')) removed.push(line.slice(1));
   }
   return { added, removed };
-}
-
-function issuesText(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
-  return error.issues
-    .map((i) => (i.path.length > 0 ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
-    .join('; ');
 }
 
 /** The entries added by `diff` of `file`, validated; the reference's messages where it has one. */

@@ -20,10 +20,6 @@ import { type ChangelogRun, processChangelogEntries } from './process.ts';
  * the base revision. Output: one compact JSON object, byte for byte the reference's.
  */
 
-export const DEFAULT_CHANGELOG_FILE = 'perf-changelog.yaml';
-export const DEFAULT_MASTER_CONFIGS = ['configs/amd-master.yaml', 'configs/nvidia-master.yaml'];
-export const DEFAULT_RUNNERS = 'configs/runners.yaml';
-
 export interface ChangelogMatrixRequest {
   /** The work tree (its files are the head's inputs). */
   cwd: string;

@@ -32,6 +32,13 @@ export function entryStartLines(text: string): number[] {
   return out;
 }
 
+/** A schema failure's issues on one line: `path: message; …`. */
+export function issuesText(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
+  return error.issues
+    .map((i) => (i.path.length > 0 ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
+    .join('; ');
+}
+
 export function parseChangelog(bytes: Buffer, label: string): Record<string, unknown>[] {
   const fail = (message: string, line: number | null = null): never => {
     throw new ChangelogError(`${label} ${message}`, line);
@@ -70,10 +77,7 @@ export function parseChangelog(bytes: Buffer, label: string): Record<string, unk
       fail(`entry ${i + 1} is not a mapping`, starts[i] ?? null);
     const r = ChangelogEntrySchema.safeParse(entry);
     if (!r.success) {
-      const issues = r.error.issues
-        .map((x) => (x.path.length > 0 ? `${x.path.map(String).join('.')}: ${x.message}` : x.message))
-        .join('; ');
-      fail(`entry ${i + 1} fails ChangelogEntry validation: ${issues}`, starts[i] ?? null);
+      fail(`entry ${i + 1} fails ChangelogEntry validation: ${issuesText(r.error)}`, starts[i] ?? null);
     }
   });
   return doc as Record<string, unknown>[];
