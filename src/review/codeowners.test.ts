@@ -40,6 +40,18 @@ describe('CODEOWNERS', () => {
     expect(patternRegex('build').test('a/build/x.o')).toBe(true);
   });
 
+  it("`dir/*` owns only what is directly in dir (GitHub's `docs/*` example), and the last match still wins", () => {
+    expect(patternRegex('docs/*').test('docs/getting-started.md')).toBe(true);
+    expect(patternRegex('docs/*').test('docs/build-app/troubleshooting.md')).toBe(false);
+    expect(patternRegex('/configs/*').test('configs/amd-master.yaml')).toBe(true);
+    expect(patternRegex('/configs/*').test('configs/old/amd-master.yaml')).toBe(false);
+    const r = parseCodeowners('* @core\ndocs/gen/build.py @builder\ndocs/* @writer\n', 'CODEOWNERS');
+    // docs/* comes last but does not reach docs/gen/, so the earlier, deeper rule decides there.
+    expect(ruleFor(r, 'docs/gen/build.py')?.owners).toEqual(['@builder']);
+    expect(ruleFor(r, 'docs/index.md')?.owners).toEqual(['@writer']);
+    expect(ruleFor(r, 'docs/gen/other.py')?.owners).toEqual(['@core']);
+  });
+
   it('refuses what GitHub does not support, naming the line', () => {
     expect(() => parseCodeowners('* @a\n!docs/ @b\n', 'CODEOWNERS')).toThrow("CODEOWNERS:2: '!docs/'");
     expect(() => parseCodeowners('[ab].md @a\n', 'CODEOWNERS')).toThrow('CODEOWNERS:1');

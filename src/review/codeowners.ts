@@ -4,8 +4,9 @@ import { ReviewError } from './errors.ts';
  * A CODEOWNERS file as GitHub reads it: one rule a line (a pattern, then owners), comments and blank
  * lines skipped, and the last rule whose pattern matches a path decides its owners. Patterns follow
  * gitignore's: a leading or inner `/` anchors to the root, a trailing `/` means everything under that
- * folder, `*` stays within one path segment and `**` crosses them; GitHub supports neither `!` negation
- * nor `[...]` ranges, so those are refused rather than silently misread.
+ * folder, `*` stays within one path segment and `**` crosses them. One difference: `dir/*` owns only
+ * what is directly in dir (GitHub's `docs/*` example). GitHub supports neither `!` negation nor `[...]`
+ * ranges, so those are refused rather than silently misread.
  */
 
 export interface OwnerRule {
@@ -38,7 +39,9 @@ export function patternRegex(pattern: string): RegExp {
   const anchored = p.startsWith('/') || p.includes('/');
   if (p.startsWith('/')) p = p.slice(1);
   const body = p === '' ? '.*' : globToRegex(p);
-  return new RegExp(`^${anchored ? '' : '(?:.*/)?'}${body}${dirOnly ? '/.*' : '(?:/.*)?'}$`);
+  // `dir/*` owns what is directly in dir, not deeper (GitHub's `docs/*` example), unlike gitignore's.
+  const below = dirOnly ? '/.*' : p.endsWith('/*') ? '' : '(?:/.*)?';
+  return new RegExp(`^${anchored ? '' : '(?:.*/)?'}${body}${below}$`);
 }
 
 export function parseCodeowners(text: string, file: string): OwnerRule[] {
