@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseCodeowners } from './codeowners.ts';
-import { formatVerdict, type SignoffInput, TRIGGER_PHRASE, verifySignoff } from './signoff.ts';
+import {
+  checklistItems,
+  formatVerdict,
+  type SignoffInput,
+  TRIGGER_PHRASE,
+  verifySignoff,
+} from './signoff.ts';
 
 /** changelog-pr-spec §7: a sign-off comment against a checklist written in the checklist file's form. */
 
@@ -110,5 +116,64 @@ describe('sign-off verification', () => {
     expect(failed(member)).toEqual([]);
     expect(formatVerdict(nv)).toContain('## ❌❌❌ **REJECTED** ❌❌❌');
     expect(formatVerdict(nv)).toContain('@amd-a please fix');
+  });
+});
+
+describe('sign-off forms of the user threads (addendum §3.6: follow the threads, accept HEAD too)', () => {
+  // A template without boxes, as the threads show it: bullets, a nested item, a plain detail line.
+  const PLAIN = [
+    `${TRIGGER_PHRASE}, I have reviewed this and have:`,
+    '',
+    '- Verified this is the latest checklist.',
+    '- Verified that PR validation passed. GitHub Actions run <id>',
+    '- Verified that every single-node recipe is documented upstream:',
+    '  - I linked the upstream recipe PR and verified that it is MERGED.',
+    '- If a criterion cannot be met, explained below.',
+    '',
+    'Additional detail section:',
+    '',
+    '- insert any additional info here',
+    '',
+    'Signed: <user>',
+  ].join('\n');
+  const threadComment = (drop?: number) =>
+    [
+      `${TRIGGER_PHRASE}, I have reviewed this and have:`,
+      '',
+      '• Verified this is the latest checklist.',
+      '• Verified that PR validation passed. GitHub Actions run 31965016666',
+      '• Verified that every single-node recipe is documented upstream:',
+      '  • I linked the upstream recipe PR and verified that it is MERGED.',
+      '• If a criterion cannot be met, explained below.',
+      '',
+      'Additional detail section:',
+      '',
+      '• Run 31965016666 passed every point.',
+      '',
+      'Signed: @amd-a',
+    ]
+      .filter((_, i) => i !== drop)
+      .join('\n');
+  const plain = (comment: string) => verify({ comment, checklist: PLAIN });
+
+  it('the template items end at the additional detail section', () => {
+    expect(checklistItems(CHECKLIST)).toEqual(ITEMS);
+    expect(checklistItems(PLAIN)).toHaveLength(5);
+  });
+
+  it('accepts a rendered sign-off citing "GitHub Actions run N", and rejects one missing the nested item', () => {
+    const r = plain(threadComment());
+    expect(failed(r)).toEqual([]);
+    expect(r.runIds).toEqual(['31965016666']);
+    expect(failed(plain(threadComment(5)))).toEqual(['checklist']);
+  });
+
+  it('an item may carry words after the template text; a boxed item written without its box is unticked', () => {
+    const withLink = comment().replace(`[x] ${ITEMS[2]}`, `[x] ${ITEMS[2]} ${RUN}`);
+    expect(failed(verify({ comment: withLink }))).toEqual([]);
+    const noBox = comment().replace(`- [x] ${ITEMS[1]}`, `- ${ITEMS[1]}`);
+    const r = verify({ comment: noBox });
+    expect(failed(r)).toEqual(['checklist']);
+    expect(r.checks.find((c) => c.id === 'checklist')?.message).toContain('neither ticked nor explained');
   });
 });

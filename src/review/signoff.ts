@@ -10,13 +10,18 @@ import { type OwnerRule, ruleFor } from './codeowners.ts';
  */
 
 export const TRIGGER_PHRASE = 'As a PR reviewer and CODEOWNER';
-const ITEM = /^(\s*)[-*]\s+\[( |x|X)\]\s+(.*\S)\s*$/;
-const RUN_URL = /https:\/\/github\.com\/[\w.-]+\/[\w.-]+\/actions\/runs\/(\d+)/g;
+// An item: a bullet (`-`, `*`, `+`, or `•` as a rendered comment shows it), then a box or none.
+const ITEM = /^\s*(?:[-*+]|•)\s+(?:\[( |x|X)\]\s+)?(.*\S)\s*$/;
+// A cited run: an Actions run link, or the words the user threads' sign-offs use ("GitHub Actions run N").
+const RUN_CITE = /\/actions\/runs\/(\d+)|GitHub Actions run #?(\d+)/gi;
+// Where the items end: the "Additional detail section" heading, or the line as a rendered comment has it.
+const DETAIL = /^\s*(?:#+\s*)?\**Additional detail section/i;
 const PLACEHOLDER_DETAIL = /^-?\s*insert any additional info here\s*$/i;
 
 interface Item {
   text: string;
-  checked: boolean;
+  /** The box's state; null for an item with none (the template's own form decides what that means). */
+  box: boolean | null;
 }
 
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
@@ -24,20 +29,38 @@ const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
 function items(lines: readonly string[]): Item[] {
   const out: Item[] = [];
   for (const l of lines) {
+    if (DETAIL.test(l)) break;
     const m = ITEM.exec(l);
-    if (m) out.push({ text: norm(m[3] as string), checked: m[2] !== ' ' });
+    if (m) out.push({ text: norm(m[2] as string), box: m[1] === undefined ? null : m[1] !== ' ' });
   }
   return out;
 }
 
-/** The template's items: those of the block holding the trigger phrase (the checklist's fenced template). */
-export function checklistItems(checklist: string): string[] {
+/**
+ * A template item as a pattern: the words as written, a `<placeholder>` (`GitHub Actions run <id>`) filled
+ * with anything, and any words after it (a run link, a note).
+ */
+function itemMatcher(template: string): RegExp {
+  const parts = template.split(/<[^<>\s][^<>]*>/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('\\S.*?')}(?: .*)?$`);
+}
+
+/** The template's items with whether each has a box to tick. */
+function templateItems(checklist: string): { text: string; boxed: boolean }[] {
   const lines = checklist.split(/\r?\n/);
   const start = lines.findIndex((l) => l.includes(TRIGGER_PHRASE));
   const from = Math.max(start, 0);
   let end = lines.findIndex((l, i) => i > from && /^```/.test(l));
   if (end < 0) end = lines.length;
-  return items(lines.slice(from, end)).map((i) => i.text);
+  return items(lines.slice(from + (start < 0 ? 0 : 1), end)).map((i) => ({
+    text: i.text,
+    boxed: i.box !== null,
+  }));
+}
+
+/** The template's items: those of the block holding the trigger phrase (the checklist's fenced template). */
+export function checklistItems(checklist: string): string[] {
+  return templateItems(checklist).map((i) => i.text);
 }
 
 export interface SignoffInput {
@@ -100,23 +123,27 @@ function ownershipCheck(input: SignoffInput): SignoffCheck {
 }
 
 function checklistCheck(comment: string, checklist: string): SignoffCheck {
-  const wanted = checklistItems(checklist);
+  const wanted = templateItems(checklist);
   const lines = comment.split(/\r?\n/);
   const start = lines.findIndex((l) => l.includes(TRIGGER_PHRASE));
-  const got = items(lines.slice(Math.max(0, start)));
+  const got = items(lines.slice(start + 1));
   if (wanted.length === 0)
     return { id: 'checklist', status: 'fail', message: 'the checklist file holds no items' };
   const missing: string[] = [];
   const unchecked: string[] = [];
   let at = 0;
-  for (const w of wanted) {
-    const found = got.findIndex((g, i) => i >= at && g.text === w);
+  const short = (w: string) => (w.length > 70 ? `${w.slice(0, 70)}…` : w);
+  for (const { text: w, boxed } of wanted) {
+    const fits = itemMatcher(w);
+    const found = got.findIndex((g, i) => i >= at && fits.test(g.text));
     if (found < 0) {
-      missing.push(w.length > 70 ? `${w.slice(0, 70)}…` : w);
+      missing.push(short(w));
       continue;
     }
     at = found + 1;
-    if (!(got[found] as Item).checked) unchecked.push(w.length > 70 ? `${w.slice(0, 70)}…` : w);
+    // A template without boxes (the user threads' form) is affirmed by the item; one with boxes, by a tick.
+    const { box } = got[found] as Item;
+    if (box === false || (box === null && boxed)) unchecked.push(short(w));
   }
   if (missing.length > 0)
     return {
@@ -124,7 +151,7 @@ function checklistCheck(comment: string, checklist: string): SignoffCheck {
       status: 'fail',
       message: `not the latest checklist: ${missing.length} of ${wanted.length} items missing or out of order (first: "${missing[0]}")`,
     };
-  const detailAt = lines.findIndex((l) => /^#+\s*Additional detail section/i.test(l));
+  const detailAt = lines.findIndex((l) => DETAIL.test(l));
   const detail =
     detailAt < 0
       ? []
@@ -153,7 +180,7 @@ export function verifySignoff(input: SignoffInput): SignoffReport {
     message: phrase ? 'the sign-off phrase is there' : `the comment lacks the phrase "${TRIGGER_PHRASE}"`,
   });
   checks.push(checklistCheck(input.comment, input.checklist));
-  const runs = [...new Set([...input.comment.matchAll(RUN_URL)].map((m) => m[1] as string))];
+  const runs = [...new Set([...input.comment.matchAll(RUN_CITE)].map((m) => (m[1] ?? m[2]) as string))];
   checks.push({
     id: 'runs',
     status: runs.length > 0 ? 'pass' : 'fail',
