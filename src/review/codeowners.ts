@@ -5,8 +5,8 @@ import { ReviewError } from './errors.ts';
  * lines skipped, and the last rule whose pattern matches a path decides its owners. Patterns follow
  * gitignore's: a leading or inner `/` anchors to the root, a trailing `/` means everything under that
  * folder, `*` stays within one path segment and `**` crosses them. One difference: `dir/*` owns only
- * what is directly in dir (GitHub's `docs/*` example). GitHub supports neither `!` negation nor `[...]`
- * ranges, so those are refused rather than silently misread.
+ * what is directly in dir (GitHub's `docs/*` example). GitHub supports neither `!` negation, `[...]`
+ * ranges nor escaping a leading `#` with a backslash, so those are refused rather than silently misread.
  */
 
 export interface OwnerRule {
@@ -50,10 +50,10 @@ export function parseCodeowners(text: string, file: string): OwnerRule[] {
     const line = raw.replace(/(^|\s)#.*$/, '').trim();
     if (line === '') return;
     const [pattern, ...owners] = line.split(/\s+/) as [string, ...string[]];
-    if (pattern.startsWith('!') || /(^|[^\\])\[/.test(pattern))
+    if (pattern.startsWith('!') || /(^|[^\\])\[/.test(pattern) || pattern.startsWith('\\#'))
       throw new ReviewError(
-        `${file}:${i + 1}: '${pattern}': GitHub's CODEOWNERS supports neither '!' negation nor '[...]' ranges`,
-        'write the paths out, one rule each',
+        `${file}:${i + 1}: '${pattern}': GitHub's CODEOWNERS supports neither '!' negation, '[...]' ranges nor '\\#' escapes`,
+        'write the paths out, one rule each (a path starting with # cannot be owned by a rule of its own)',
       );
     const bad = owners.find((o) => !/^(@[\w.-]+(\/[\w.-]+)?|[^@\s]+@[^@\s]+\.[^@\s]+)$/.test(o));
     if (bad !== undefined)
