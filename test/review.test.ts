@@ -173,7 +173,7 @@ describe('infx review', () => {
     commit({ [KEY]: agentic([tp4]) }, HISTORY, 'base', { 'benchmarks/qwen.sh': 'vllm serve m\n' });
     const recipe = { 'benchmarks/qwen.sh': 'git apply /patches/fix.diff\nvllm serve m\n' };
     commit({ [KEY]: agentic([tp4]) }, `${HISTORY}\n${entry('XXX')}`, 'head', recipe);
-    const patched = await reviewChange(request(dir, { pr: '42' }));
+    const patched = await reviewChange(request(dir, { pr: 42 }));
     expect(patched.findings.map((f) => [f.rule, f.file, f.line])).toContainEqual([
       'recipe.engine-patch',
       'benchmarks/qwen.sh',
@@ -183,7 +183,7 @@ describe('infx review', () => {
       ...recipe,
       'docs/waiver/42.md': 'Backport of the fix for X; goes with the next release.\n',
     });
-    const waived = await reviewChange(request(dir, { pr: '42', headRef: 'waived' }));
+    const waived = await reviewChange(request(dir, { pr: 42, headRef: 'waived' }));
     expect(waived.findings.filter((f) => f.rule === 'recipe.engine-patch')).toEqual([]);
   });
 
@@ -202,7 +202,7 @@ describe('infx review', () => {
     const { dir, commit } = repo();
     commit({ [KEY]: agentic([tp4]) }, HISTORY, 'base');
     commit({ [KEY]: agentic([tp4]) }, `${HISTORY}  \n${entry('XXX')}`, 'head');
-    const report = await reviewChange(request(dir, { pr: '42' }));
+    const report = await reviewChange(request(dir, { pr: 42 }));
     expect(
       report.findings
         .filter((f) => f.rule === 'changelog.byte-rule')

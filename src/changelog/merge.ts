@@ -1,6 +1,6 @@
 import { canonicalJson } from '../matrix/json.ts';
 import { validateRawChange } from './byte-rule.ts';
-import { compareEntries } from './compare.ts';
+import { compareEntries, PLACEHOLDER_LINKS } from './compare.ts';
 import { ChangelogError } from './errors.ts';
 import { parseChangelog } from './parse-file.ts';
 import { entrySpans, withLink } from './spans.ts';
@@ -13,7 +13,6 @@ import { entrySpans, withLink } from './spans.ts';
  */
 
 export const DEFAULT_REPO = 'SemiAnalysisAI/InferenceX';
-const PLACEHOLDERS = new Set(['XXX', `https://github.com/${DEFAULT_REPO}/pull/XXX`]);
 
 type Entry = Record<string, unknown>;
 
@@ -54,7 +53,7 @@ export function canonicalize(
     const block = text.slice(span.start, span.end);
     const link = linkOf(headEntries[i]);
     if (link === url) out += block;
-    else if (PLACEHOLDERS.has(link)) out += withLink(block, url);
+    else if (PLACEHOLDER_LINKS.has(link)) out += withLink(block, url);
     else throw new ChangelogError(`appended entry ${i + 1} has unexpected pr-link '${link}'`);
   }
   const result = Buffer.from(out, 'utf8');

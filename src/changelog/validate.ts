@@ -1,7 +1,6 @@
 import { InfxError } from '../schema/errors.ts';
 import { plural } from '../schema/plural.ts';
 import { checkByteGate } from './byte-gate.ts';
-import { ChangelogError } from './errors.ts';
 import { type ChangelogMatrixRequest, changelogMatrix } from './gate.ts';
 import { fileAtRevision, resolveRevision } from './git.ts';
 
@@ -13,8 +12,8 @@ import { fileAtRevision, resolveRevision } from './git.ts';
  */
 
 export interface ValidateRequest extends ChangelogMatrixRequest {
-  /** The PR number, as given: new entries may link to it (else they must be canonical). */
-  pr: string | null;
+  /** The PR number: new entries may link to it (null: main's context, links must be canonical). */
+  pr: number | null;
 }
 
 export interface ValidateReport {
@@ -24,15 +23,8 @@ export interface ValidateReport {
   errors: string[];
 }
 
-function prNumber(pr: string | null): number | null {
-  if (pr === null) return null;
-  if (!/^[1-9]\d{0,9}$/.test(pr))
-    throw new ChangelogError(`--pr '${pr}' is not a PR number: give its digits, e.g. --pr 2676`);
-  return Number(pr);
-}
-
 export async function validateChangelog(req: ValidateRequest): Promise<ValidateReport> {
-  const pr = prNumber(req.pr);
+  const pr = req.pr;
   const file = req.changelogFile;
   const base = resolveRevision(req.cwd, req.baseRef, '--base-ref');
   const head = resolveRevision(req.cwd, req.headRef, '--head-ref');

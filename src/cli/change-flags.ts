@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 
 /** The revisions and inputs of a change, as `infx changelog …` and `infx review` take them. */
 export interface ChangeFlags {
@@ -7,6 +7,13 @@ export interface ChangeFlags {
   changelogFile: string;
   configFiles: string[];
   runnerConfig: string;
+}
+
+/** `--pr N`: the PR's number, refused unless it is one (never read as "no PR"). */
+export function prNumber(v: string): number {
+  if (!/^[1-9]\d{0,9}$/.test(v))
+    throw new InvalidArgumentError(`--pr '${v}' is not a PR number: give its digits, e.g. --pr 2676`);
+  return Number(v);
 }
 
 export function changeOptions(cmd: Command): Command {

@@ -1,5 +1,5 @@
-import { type Command, InvalidArgumentError } from 'commander';
-import { type ChangeFlags, changeOptions } from './change-flags.ts';
+import type { Command } from 'commander';
+import { type ChangeFlags, changeOptions, prNumber } from './change-flags.ts';
 import { reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 
@@ -10,7 +10,7 @@ interface MatrixFlags extends ChangeFlags {
 }
 
 interface ValidateFlags extends MatrixFlags {
-  pr?: string;
+  pr?: number;
 }
 
 /** `infx changelog matrix|validate`: the changelog processor and the CI gate (changelog-pr-spec §1.7, §2). */
@@ -38,7 +38,7 @@ export function registerChangelog(program: Command, io: CliIO, setExit: (code: n
 
   refs(changelog.command('validate'))
     .description("the changelog gate: the reference's CI checks, then the byte-level append contract")
-    .option('--pr <number>', 'the PR number (new entries may then link to it or use XXX)')
+    .option('--pr <number>', 'the PR number (new entries may then link to it or use XXX)', prNumber)
     .action(async (flags: ValidateFlags) => {
       try {
         const { validateChangelog } = await import('../changelog/validate.ts');
@@ -51,13 +51,9 @@ export function registerChangelog(program: Command, io: CliIO, setExit: (code: n
       }
     });
 
-  const pr = (v: string) => {
-    if (!/^[1-9]\d{0,9}$/.test(v)) throw new InvalidArgumentError('give the PR number, e.g. --pr 2676');
-    return Number(v);
-  };
   const merge = (cmd: Command) =>
     cmd
-      .requiredOption('--pr <number>', 'the PR being merged', pr)
+      .requiredOption('--pr <number>', 'the PR being merged', prNumber)
       .option('--changelog-file <path>', 'the changelog', 'perf-changelog.yaml')
       .option('--repo <owner/name>', 'the repository of the canonical PR links', 'SemiAnalysisAI/InferenceX');
   const run = (fn: () => Promise<{ message: string }>) => async () => {

@@ -1,11 +1,11 @@
 import { type Command, Option } from 'commander';
-import { type ChangeFlags, changeOptions } from './change-flags.ts';
+import { type ChangeFlags, changeOptions, prNumber } from './change-flags.ts';
 import { reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 
 interface ReviewFlags extends ChangeFlags {
   prBody?: string;
-  pr?: string;
+  pr?: number;
   format: 'markdown' | 'json';
 }
 
@@ -19,7 +19,7 @@ export function registerReview(program: Command, io: CliIO, setExit: (code: numb
       ),
   )
     .option('--pr-body <file>', 'the PR description (Markdown): its required sections are checked too')
-    .option('--pr <number>', 'the PR number (new changelog entries may link to it)')
+    .option('--pr <number>', 'the PR number (new changelog entries may link to it)', prNumber)
     .addOption(
       new Option('--format <format>', 'output format').choices(['markdown', 'json']).default('markdown'),
     )

@@ -8,14 +8,14 @@ export function byteGateFindings(req: {
   baseRef: string;
   headRef: string;
   changelogFile: string;
-  pr?: string | null | undefined;
+  pr?: number | null | undefined;
 }): ReviewFinding[] {
   const file = `./${req.changelogFile}`;
   const base = fileAtRevision(req.cwd, resolveRevision(req.cwd, req.baseRef, '--base-ref'), file);
   const head = fileAtRevision(req.cwd, resolveRevision(req.cwd, req.headRef, '--head-ref'), file);
   if (head === null) return [];
   // A review is of a PR: without its number, any canonical link or a placeholder will do.
-  const pr = req.pr != null && /^\d+$/.test(req.pr) ? Number(req.pr) : 'any';
+  const pr = req.pr ?? 'any';
   const r = checkByteGate(base ?? Buffer.alloc(0), head, pr, req.changelogFile);
   if (r.ok) return [];
   return [

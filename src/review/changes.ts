@@ -55,10 +55,3 @@ export async function readChange(req: ChangeRequest): Promise<Change> {
     .map((e) => e.key);
   return { head, files, configFiles, runnerConfig, configs: now.configs, runners: now.runners, changedKeys };
 }
-
-/** The 1-based line of `key:` at the top level of a config file's text; null when not found. */
-export function keyLine(text: string | undefined, key: string): number | null {
-  if (text === undefined) return null;
-  const i = text.split('\n').findIndex((l) => l.startsWith(`${key}:`) || l.startsWith(`"${key}":`));
-  return i < 0 ? null : i + 1;
-}

@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { type ChangelogMatrixRequest, changelogMatrix } from '../changelog/gate.ts';
 import { fileAtRevision } from '../changelog/git.ts';
 import { checkConfigs } from '../check/run.ts';
+import { SourceMap } from '../config/yaml-source.ts';
 import { InfxError } from '../schema/errors.ts';
 import type { ReviewFinding, ReviewReport } from '../schema/review.ts';
-import { type Change, keyLine, readChange } from './changes.ts';
+import { byteGateFindings } from './byte-gate-findings.ts';
+import { type Change, readChange } from './changes.ts';
 import { deprecatedModels } from './deprecated.ts';
 import { evalGroupingCollisions } from './eval-grouping.ts';
 import { prBodyFindings } from './pr-body.ts';
@@ -22,7 +24,7 @@ import { nonUpstreamImage, type RecipeFile, recipeFindings } from './recipe-rule
 
 export interface ReviewRequest extends Omit<ChangelogMatrixRequest, 'trimConc' | 'allEvals' | 'evalsOnly'> {
   prBody?: string | null | undefined;
-  pr?: string | null | undefined;
+  pr?: number | null | undefined;
   /** Archived master configs (default configs/deprecated). */
   deprecatedDir?: string | undefined;
 }
@@ -40,7 +42,10 @@ function where(change: Change, cwd: string, key: string): { file: string | null;
   if (entry === undefined) return { file: null, line: null };
   const text = change.configs.texts?.get(entry.file);
   const rel = change.configFiles.find((f) => join(cwd, f) === entry.file) ?? entry.file;
-  return { file: rel, line: keyLine(text, key) };
+  return {
+    file: rel,
+    line: text === undefined ? null : (new SourceMap(text).locate([key], { key: true })?.line ?? null),
+  };
 }
 
 async function changelogFindings(req: ReviewRequest, change: Change): Promise<ReviewFinding[]> {
@@ -75,7 +80,6 @@ async function changelogFindings(req: ReviewRequest, change: Change): Promise<Re
       }),
     );
   }
-  const { byteGateFindings } = await import('./byte-gate-findings.ts');
   out.push(...byteGateFindings(req));
   return out;
 }
