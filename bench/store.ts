@@ -122,7 +122,10 @@ async function benchBackend(kind: 'sqlite' | 'postgres', runDir: string, tmp: st
       await store.db
         .transaction()
         .execute((trx) =>
-          writeRun({ db: trx, backend: store.backend, sqlite: store.sqlite }, run, { now: created(i) }),
+          writeRun({ db: trx, backend: store.backend, sqlite: store.sqlite }, run, {
+            now: created(i),
+            actor: 'bench',
+          }),
         );
     }
     const fillS = (performance.now() - f0) / 1000;

@@ -90,7 +90,10 @@ async function fill(tmp: string): Promise<{ db: string; stored: number }> {
       await store.db
         .transaction()
         .execute((trx) =>
-          writeRun({ db: trx, backend: store.backend, sqlite: store.sqlite }, run, { now: created(i) }),
+          writeRun({ db: trx, backend: store.backend, sqlite: store.sqlite }, run, {
+            now: created(i),
+            actor: 'bench',
+          }),
         );
     }
     const render = writeSyntheticRun(tmp, 'render-5k', renderPoints(), created(RUNS));

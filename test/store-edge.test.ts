@@ -2,7 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChangelogEntrySchema } from '../src/schema/changelog-entry.ts';
-import { ingestChangelog } from '../src/store/changelog.ts';
+import { ingestChangelog, runChangelog } from '../src/store/changelog.ts';
 import { ingestRunDir } from '../src/store/ingest.ts';
 import { chartPoints, curvePoints, pointOutcomes, runs } from '../src/store/queries.ts';
 import { RunDirReadError, readRunDir, readRunDirFast } from '../src/store/run-dir-reader.ts';
@@ -239,13 +239,29 @@ describe.each(BACKENDS)('ingest edge cases (%s)', (backend) => {
       entry('dsr1-fp8-h200-sglang', 'bump sglang'),
       entry('gptoss-*', 'new flags'),
     ];
-    expect(await ingestChangelog(store, 'cl', entries)).toEqual({ new: 3, updated: 0, unchanged: 0 });
-    expect(await ingestChangelog(store, 'cl', entries)).toEqual({ new: 0, updated: 0, unchanged: 3 });
+    const meta = { base_ref: 'b1', head_ref: 'h1', entries };
+    expect(await ingestChangelog(store, 'cl', meta)).toMatchObject({
+      entries: 3,
+      change: 'new',
+      replaced: null,
+    });
+    expect(await ingestChangelog(store, 'cl', meta)).toMatchObject({ change: 'unchanged', replaced: null });
     const rows = await store.db.selectFrom('changelog_entries').selectAll().orderBy('entry_index').execute();
-    expect(rows.map((r) => [r.entry_index, JSON.parse(r.config_keys), r.pr_link])).toEqual([
-      [0, ['dsr1-fp8-h200-sglang'], 'https://github.com/o/r/pull/7'],
-      [1, ['dsr1-fp8-h200-sglang'], 'https://github.com/o/r/pull/7'],
-      [2, ['gptoss-*'], 'https://github.com/o/r/pull/7'],
+    expect(rows.map((r) => [r.entry_index, JSON.parse(r.config_keys), r.pr_link, r.head_ref])).toEqual([
+      [0, ['dsr1-fp8-h200-sglang'], 'https://github.com/o/r/pull/7', 'h1'],
+      [1, ['dsr1-fp8-h200-sglang'], 'https://github.com/o/r/pull/7', 'h1'],
+      [2, ['gptoss-*'], 'https://github.com/o/r/pull/7', 'h1'],
+    ]);
+    // A merge run's metadata replaces the pull request's: the third entry goes with it.
+    const merge = { base_ref: 'main~1', head_ref: 'main', entries: entries.slice(0, 2) };
+    expect(await ingestChangelog(store, 'cl', merge)).toMatchObject({
+      entries: 2,
+      change: 'updated',
+      replaced: { baseRef: 'b1', headRef: 'h1' },
+    });
+    expect((await runChangelog(store, 'cl')).map((e) => [e.index, e.headRef])).toEqual([
+      [0, 'main'],
+      [1, 'main'],
     ]);
   });
 });

@@ -206,7 +206,13 @@ describe.each(BACKENDS)('engine kinds in the store (%s)', (backend) => {
       await db
         .insertInto('runs')
         .values({
-          ...strip(rows.run, ['simulated_results', 'real_results']),
+          ...strip(rows.run, [
+            'simulated_results',
+            'real_results',
+            'provenance_json',
+            'pr_number',
+            'sweep_active',
+          ]),
           status: 'official',
           ingested_at: '2026-03-01T00:00:00.000Z',
         })

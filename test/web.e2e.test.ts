@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChangelogEntrySchema } from '../src/schema/changelog-entry.ts';
 import type { CurvePoint } from '../src/schema/curve.ts';
 import { openStore } from '../src/store/db.ts';
 import { ingestRunDir } from '../src/store/ingest.ts';
@@ -66,7 +67,26 @@ beforeAll(async () => {
     },
   ]);
   const store = await openStore(data.db);
-  await ingestRunDir(store, evil, { status: 'staged' });
+  await ingestRunDir(store, evil, {
+    status: 'staged',
+    actor: 'mallory',
+    changelog: {
+      base_ref: 'origin/main',
+      head_ref: 'pr-7',
+      entries: [
+        ChangelogEntrySchema.parse({
+          'config-keys': ['evil-*'],
+          description: ['<b>bold</b> claims'],
+          'pr-link': 'javascript:alert(1)',
+        }),
+        ChangelogEntrySchema.parse({
+          'config-keys': ['evil-fp8-h200-vllm'],
+          description: ['retune'],
+          'pr-link': 'https://github.com/o/r/pull/7',
+        }),
+      ],
+    },
+  });
   await store.close();
   server = await startWebServer({ db: data.db, port: 0, runsDirs: [data.runs], uiDir: ui });
   const onlyDb = join(tmpDir('infx-web-unofficial-'), 'infx.db');
@@ -272,6 +292,30 @@ describe.skipIf(!available && !REQUIRED)('the dashboard in Chromium', () => {
     await page.click('.tabs .chip[data-outcome=failed]');
     expect(await page.locator('tr.point').count()).toBe(1);
     await page.screenshot({ path: join(OUTPUT, 'run-view.png'), fullPage: true });
+  });
+
+  it('the run view: its provenance, the changelog entries that selected it and its status history', async () => {
+    await page.goto(`${base}/runs/evil`);
+    const changes = page.locator('.run-changes');
+    await changes.waitFor();
+    expect(await changes.locator('h3').first().textContent()).toBe('Changelog entries (origin/main..pr-7)');
+    const rows = changes.locator('table.changelog tbody tr');
+    expect(await rows.count()).toBe(2);
+    // A stored link is a link only when it is a web address; markup in a description stays text.
+    expect(await rows.nth(0).locator('a').count()).toBe(0);
+    expect(await rows.nth(0).textContent()).toContain('javascript:alert(1)');
+    expect(await rows.nth(0).textContent()).toContain('<b>bold</b> claims');
+    expect(await rows.nth(1).locator('a').getAttribute('href')).toBe('https://github.com/o/r/pull/7');
+    expect(await rows.nth(1).locator('a').textContent()).toBe('o/r/pull/7');
+    const history = await changes.locator('ol.status-history li').allTextContents();
+    expect(history).toHaveLength(1);
+    expect(history[0]).toMatch(/ingested: — → staged · by mallory · infx ingest --status staged$/);
+    expect(await changes.textContent()).toContain('Provenance: not recorded');
+    await page.goto(`${base}/runs/r1`);
+    await page.locator('.run-changes').waitFor();
+    expect(await page.locator('.run-changes .changelog-empty').textContent()).toContain(
+      'No changelog entries are linked to this run',
+    );
   });
 
   it('the compare view: both runs in the chart, the matched-interactivity table', async () => {

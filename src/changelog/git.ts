@@ -71,3 +71,12 @@ export function changedPaths(cwd: string, base: string, head: string): string[] 
     .split('\0')
     .filter((p) => p !== '');
 }
+
+/** The commits of `head` that `base` lacks (`git rev-list base..head`): a pull request's commit list. */
+export function commitsBetween(cwd: string, base: string, head: string): string[] {
+  const b = resolveRevision(cwd, base, '--base-ref');
+  const h = resolveRevision(cwd, head, '--head-ref');
+  const r = git(cwd, ['rev-list', `${b}..${h}`]);
+  if (r.status !== 0) throw new ChangelogError(`git rev-list ${base}..${head} failed: ${r.stderr}`);
+  return r.stdout.toString('utf8').split('\n').filter(Boolean);
+}

@@ -1,4 +1,6 @@
 import { type Command, Option } from 'commander';
+import { ChangelogError } from '../changelog/errors.ts';
+import { readInputText } from '../config/read.ts';
 import { reportError } from './errors.ts';
 import type { CliIO } from './io.ts';
 
@@ -7,6 +9,8 @@ import type { CliIO } from './io.ts';
 interface IngestFlags {
   db?: string;
   status?: 'official' | 'unofficial' | 'staged';
+  changelog?: string;
+  actor?: string;
   format: 'text' | 'json';
 }
 
@@ -29,17 +33,38 @@ export function registerIngest(program: Command, io: CliIO, setExit: (code: numb
           'else official; simulated results stored as official are warned about)',
       ).choices(['official', 'unofficial', 'staged']),
     )
+    .option(
+      '--changelog <file>',
+      "the changelog entries that selected the run (infx changelog matrix output, or its changelog_metadata): instead of the manifest's, e.g. a reused run's merge",
+    )
+    .option('--actor <login>', 'who ingests, for the audit trail (default: $INFX_ACTOR, else your OS user)')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (runDir: string, flags: IngestFlags) => {
       try {
-        const [{ openStore, defaultDbUrl }, { ingestRunDir }, { formatIngestReport }] = await Promise.all([
+        const [
+          { openStore, defaultDbUrl },
+          { ingestRunDir },
+          { formatIngestReport },
+          { readChangelogMetadata },
+        ] = await Promise.all([
           import('../store/db.ts'),
           import('../store/ingest.ts'),
           import('../store/format.ts'),
+          import('../changelog/matrix-file.ts'),
         ]);
+        let changelog: ReturnType<typeof readChangelogMetadata> | undefined;
+        if (flags.changelog !== undefined) {
+          const read = readInputText(flags.changelog, { what: 'changelog metadata' });
+          if ('diagnostic' in read) throw new ChangelogError(read.diagnostic.message);
+          changelog = readChangelogMetadata(read.text, flags.changelog);
+        }
         const store = await openStore(flags.db ?? defaultDbUrl());
         try {
-          const report = await ingestRunDir(store, runDir, { status: flags.status });
+          const report = await ingestRunDir(store, runDir, {
+            status: flags.status,
+            changelog,
+            actor: flags.actor,
+          });
           io.stdout(
             flags.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatIngestReport(report),
           );

@@ -28,3 +28,14 @@ export const ChangelogEntrySchema = closed({
 
 export type ChangelogEntryInput = z.input<typeof ChangelogEntrySchema>;
 export type ChangelogEntry = z.output<typeof ChangelogEntrySchema>;
+
+/**
+ * The changelog entries that selected a run, as the changelog processor prints them under
+ * `changelog_metadata` (changelog-pr-spec §2.7): the revisions compared and the entries added between them.
+ */
+export const ChangelogMetadataSchema = z.strictObject({
+  base_ref: z.string().min(1),
+  head_ref: z.string().min(1),
+  entries: z.array(ChangelogEntrySchema).min(1, { error: 'must hold at least one changelog entry' }),
+});
+export type ChangelogMetadata = z.output<typeof ChangelogMetadataSchema>;

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { AgenticPointsResponseSchema } from './agentic-curve.ts';
 import { AgenticTraceSchema } from './agentic-trace.ts';
 import { UserCatalogSchema } from './catalog.ts';
-import { ChangelogEntrySchema } from './changelog-entry.ts';
+import { ChangelogEntrySchema, ChangelogMetadataSchema } from './changelog-entry.ts';
 import { CheckReportSchema } from './check-finding.ts';
 import { CiPriorityPolicySchema } from './ci-priority.ts';
 import { CompareReportSchema } from './compare-report.ts';
@@ -19,7 +19,14 @@ import { RunnerConfigSchema } from './runners.ts';
 import { ScriptedScriptSchema } from './scripted-script.ts';
 import { SessionTimelineSchema } from './session-timeline.ts';
 import { SignoffReportSchema } from './signoff.ts';
-import { IngestReportSchema, StoredRunSchema, VerifyReportSchema } from './store.ts';
+import {
+  IngestReportSchema,
+  ReuseVerdictSchema,
+  RunAuditSchema,
+  StatusChangeReportSchema,
+  StoredRunSchema,
+  VerifyReportSchema,
+} from './store.ts';
 import { SweepPlanSchema } from './sweep-plan.ts';
 import {
   ApiErrorSchema,
@@ -133,6 +140,29 @@ export const SCHEMAS = {
     io: 'output',
     about:
       'infx compare --format json: a run against a baseline at matched interactivity and equal concurrency',
+  },
+  'reuse-verdict': {
+    schema: ReuseVerdictSchema,
+    io: 'output',
+    about:
+      "infx reuse check --format json: whether a stored PR run can stand in for the PR's merge, check by check",
+  },
+  'status-change': {
+    schema: StatusChangeReportSchema,
+    io: 'output',
+    about:
+      'infx stage / unstage / reuse apply --format json: the status change made, as the audit trail has it',
+  },
+  'run-audit': {
+    schema: RunAuditSchema,
+    io: 'output',
+    about: "infx audit --format json: a run's status, provenance, changelog entries and every status change",
+  },
+  'changelog-metadata': {
+    schema: ChangelogMetadataSchema,
+    io: 'input',
+    about:
+      'the changelog entries that selected a run (infx ingest --changelog, infx reuse apply --changelog)',
   },
   'ingest-report': {
     schema: IngestReportSchema,

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ChangelogMetadataSchema } from './changelog-entry.ts';
 import { CONTAINER_RUNTIMES, ENGINE_KINDS, EngineLaunchSchema } from './engine-launch.ts';
 import { MatrixRowSchema } from './matrix-row.ts';
 import { WorkloadBenchSchema } from './workload.ts';
@@ -155,8 +156,26 @@ export const RunSourceSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('matrix'),
     file: z.strictObject({ path: z.string(), sha256 }),
+    /** The file was `infx changelog matrix` output: the entries that selected its rows. */
+    changelog: ChangelogMetadataSchema.optional(),
   }),
 ]);
+
+/**
+ * Where a run came from, for reuse and staging (changelog-pr-spec §5.5, §6): the CI event and pull request a
+ * sweep ran for (read from GitHub Actions' environment), or `local` with the work tree's commit.
+ */
+export const RunProvenanceSchema = z.strictObject({
+  event: z.string().min(1).describe('pull_request, push, workflow_dispatch, … (GitHub Actions), or local'),
+  prNumber: z.int().positive().nullable(),
+  headSha: z.string().nullable().describe('the commit benchmarked (a pull request: its head, not the merge)'),
+  headBranch: z.string().nullable(),
+  workflow: z.string().nullable().describe('the workflow file, e.g. .github/workflows/run-sweep.yml'),
+  ciRunId: z.string().nullable(),
+  ciRunAttempt: z.int().positive().nullable(),
+  runUrl: z.string().nullable(),
+  labels: z.array(z.string()).nullable().describe("the pull request's labels when the sweep was planned"),
+});
 
 export const SkippedRowSchema = z.strictObject({
   index: z.int().nonnegative(),
@@ -193,6 +212,8 @@ export const RunManifestSchema = z.strictObject({
     cpus: z.int(),
   }),
   source: RunSourceSchema,
+  /** Absent in manifests written before infx recorded it: such a run is local with no known commit. */
+  provenance: RunProvenanceSchema.optional(),
   seed: z.int(),
   options: RunOptionsSchema,
   points: z.array(PointSpecSchema),
@@ -207,6 +228,7 @@ export type PointAttempt = z.infer<typeof PointAttemptSchema>;
 export type PointStatus = z.infer<typeof PointStatusSchema>;
 export type PointPhase = (typeof POINT_PHASES)[number];
 export type RunSource = z.infer<typeof RunSourceSchema>;
+export type RunProvenance = z.infer<typeof RunProvenanceSchema>;
 export type RunOptions = z.infer<typeof RunOptionsSchema>;
 export type RunManifest = z.infer<typeof RunManifestSchema>;
 export type SkippedRow = z.infer<typeof SkippedRowSchema>;

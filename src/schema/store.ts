@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { POINT_PHASES } from './run-dir.ts';
+import { ChangelogEntrySchema } from './changelog-entry.ts';
+import { POINT_PHASES, RunProvenanceSchema } from './run-dir.ts';
 
 /**
  * What the results store reports (src/store): `infx ingest` (IngestReport), `infx verify` (VerifyReport) and
@@ -11,6 +12,31 @@ import { POINT_PHASES } from './run-dir.ts';
 export const RUN_STATUSES = ['official', 'unofficial', 'staged'] as const;
 export const RunStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+/**
+ * What changed a run's status (the audit trail, src/store/run-status.ts): its first ingest, an ingest with
+ * --status, `infx stage` (again: restaged), `infx unstage`, and `infx reuse apply` (a pull request's run made
+ * the official results of its merge, changelog-pr-spec §5.4, §8.4).
+ */
+export const RUN_STATUS_ACTIONS = [
+  'ingested',
+  'status-set',
+  'staged',
+  'restaged',
+  'unstaged',
+  'reused',
+] as const;
+export const RunStatusEventSchema = z.strictObject({
+  seq: z.int().positive(),
+  at: z.string(),
+  action: z.enum(RUN_STATUS_ACTIONS),
+  from: RunStatusSchema.nullable(),
+  to: RunStatusSchema,
+  /** Who asked (--actor, else the OS user); empty for events from before the trail existed. */
+  actor: z.string(),
+  reason: z.string(),
+});
+export type RunStatusEvent = z.infer<typeof RunStatusEventSchema>;
 
 /**
  * What served a run's stored results: all simulated (infx's simulated engine or scripted test server), all
@@ -87,6 +113,27 @@ const counts = z.strictObject({
   unchanged: z.int().nonnegative(),
 });
 
+/** What an ingest did to the run's changelog entries (src/store/changelog.ts). */
+export const IngestChangelogSchema = z.strictObject({
+  baseRef: z.string(),
+  headRef: z.string(),
+  entries: z.int().nonnegative(),
+  change: z.enum(['new', 'updated', 'unchanged']),
+  /** The stored entries came from other revisions and were replaced (a reused run takes its merge's). */
+  replaced: z.strictObject({ baseRef: z.string(), headRef: z.string() }).nullable(),
+});
+export type IngestChangelog = z.infer<typeof IngestChangelogSchema>;
+
+/** A changelog entry that selected a stored run, with the revisions the processor compared. */
+export const StoredChangelogEntrySchema = z.strictObject({
+  index: z.int().nonnegative(),
+  baseRef: z.string().nullable(),
+  headRef: z.string().nullable(),
+  prLink: z.string(),
+  entry: ChangelogEntrySchema,
+});
+export type StoredChangelogEntry = z.infer<typeof StoredChangelogEntrySchema>;
+
 export const IngestReportSchema = z.strictObject({
   kind: z.literal('ingest-report'),
   runId: z.string(),
@@ -103,6 +150,8 @@ export const IngestReportSchema = z.strictObject({
   attempts: counts,
   /** The run's stored results by what served them (simulated results are unofficial unless --status says). */
   engine: RunEngineSchema,
+  /** The changelog entries that selected the run (manifest or --changelog); null: none given. */
+  changelog: IngestChangelogSchema.nullable(),
   /** Things the user should know, e.g. simulated results stored as official. */
   warnings: z.array(z.string()),
   /** Rows the sweep listed as skipped in its manifest (agentic, eval-only): not points, not stored. */
@@ -162,5 +211,68 @@ export const StoredRunSchema = z.strictObject({
   missing: z.int().nonnegative(),
   /** What served its stored results: simulated, real or mixed. */
   engine: RunEngineSchema,
+  /** Where it came from (CI event, pull request, head commit); null: stored before infx recorded it. */
+  provenance: RunProvenanceSchema.nullable(),
+  /** Its sweep still held the run directory's lock when it was ingested (running, or killed). */
+  sweepActive: z.boolean(),
 });
 export type StoredRun = z.infer<typeof StoredRunSchema>;
+
+/** One check of a reuse decision (changelog-pr-spec §5.5), in the reference's order. */
+export const REUSE_CHECKS = [
+  'event',
+  'labels',
+  'completed',
+  'conclusion',
+  'workflow',
+  'head-sha',
+  'pr-commit',
+  'results',
+] as const;
+export const ReuseCheckSchema = z.strictObject({
+  check: z.enum(REUSE_CHECKS),
+  ok: z.boolean(),
+  /** Why it failed, in the reference's words; empty when it passed. */
+  message: z.string(),
+});
+export type ReuseCheck = z.infer<typeof ReuseCheckSchema>;
+
+/** `infx reuse check`: may a stored run stand in for a pull request's merge sweep? */
+export const ReuseVerdictSchema = z.strictObject({
+  kind: z.literal('reuse-verdict'),
+  pr: z.int().positive(),
+  /** The run was named (failed or cancelled runs allowed); else the newest passing run was looked for. */
+  pinned: z.boolean(),
+  /** The pull request's commits the run's head was looked up in. */
+  commits: z.int().nonnegative(),
+  runId: z.string().nullable(),
+  reusable: z.boolean(),
+  reason: z.string(),
+  /** The chosen (or pinned) run's checks; empty when no run was chosen. */
+  checks: z.array(ReuseCheckSchema),
+  /** Stored runs looked at. */
+  considered: z.int().nonnegative(),
+});
+export type ReuseVerdict = z.infer<typeof ReuseVerdictSchema>;
+
+/** `infx stage`, `infx unstage`, `infx reuse apply`: the status change made, as the audit trail has it. */
+export const StatusChangeReportSchema = z.strictObject({
+  kind: z.literal('status-change'),
+  runId: z.string(),
+  db: z.string(),
+  event: RunStatusEventSchema,
+  /** Things the user should know, e.g. simulated results made official. */
+  warnings: z.array(z.string()),
+});
+export type StatusChangeReport = z.infer<typeof StatusChangeReportSchema>;
+
+/** `infx audit RUN`: a run's status now and every change that led to it. */
+export const RunAuditSchema = z.strictObject({
+  kind: z.literal('run-audit'),
+  runId: z.string(),
+  status: RunStatusSchema,
+  provenance: RunProvenanceSchema.nullable(),
+  changelog: z.array(StoredChangelogEntrySchema),
+  events: z.array(RunStatusEventSchema),
+});
+export type RunAudit = z.infer<typeof RunAuditSchema>;

@@ -7,7 +7,9 @@ import {
   PointOutcomeSchema,
   RUN_STATUSES,
   RunEngineSchema,
+  RunStatusEventSchema,
   RunStatusSchema,
+  StoredChangelogEntrySchema,
   StoredRunSchema,
 } from './store.ts';
 
@@ -287,6 +289,10 @@ export const RunDetailSchema = z.strictObject({
   points: z.array(RunPointSchema),
   /** Matrix rows the sweep could not run (agentic, eval-only), from the stored manifest. */
   skipped: z.array(SkippedRowSchema),
+  /** The changelog entries that selected the run (empty: none linked). */
+  changelog: z.array(StoredChangelogEntrySchema),
+  /** Every status the run has had: who set it, when and why. */
+  statusHistory: z.array(RunStatusEventSchema),
 });
 export type RunDetail = z.infer<typeof RunDetailSchema>;
 

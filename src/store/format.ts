@@ -42,6 +42,11 @@ export function formatIngestReport(r: IngestReport): string {
       `  simulated: ${e.kind === 'simulated' ? 'every result' : `${e.simulated} of ${e.simulated + e.real} results`} ` +
         `from infx's simulated engine, labelled simulated${r.status === 'official' ? '' : ` (stored as ${r.status})`}`,
     );
+  if (r.changelog)
+    lines.push(
+      `  changelog: ${plural(r.changelog.entries, 'entry', 'entries')} of ${r.changelog.baseRef}..${r.changelog.headRef} ` +
+        `linked (${r.changelog.change})`,
+    );
   lines.push(...r.warnings.map((w) => `warning: ${w}`));
   const points = r.details.map(pointLine).filter((l): l is string => l !== null);
   lines.push(...capped(points), ...capped(r.issues.map(issueLine)));

@@ -1,9 +1,12 @@
 import { join } from 'node:path';
+import type { ChangelogMetadata } from '../schema/changelog-entry.ts';
 import type { IngestReport, RunStatus } from '../schema/store.ts';
+import { writeChangelog } from './changelog.ts';
 import { type Store, withRetry, writeTransaction } from './db.ts';
 import { runEngine } from './queries.ts';
 import { runRows } from './rows.ts';
 import { RUN_FILES, readRunDirFast } from './run-dir-reader.ts';
+import { defaultActor } from './run-status.ts';
 import { writeRun } from './write.ts';
 
 /**
@@ -19,6 +22,13 @@ export interface IngestOptions {
    * engine (simulated results are never official unless asked for), else official.
    */
   status?: RunStatus | undefined;
+  /**
+   * The changelog entries that selected the run, instead of the manifest's (a reused run takes its merge
+   * run's, changelog-pr-spec §8.4); default: the manifest's, when its matrix came from infx changelog matrix.
+   */
+  changelog?: ChangelogMetadata | undefined;
+  /** Who ingests (the audit trail); default: $INFX_ACTOR, else the OS user. */
+  actor?: string | undefined;
   /** Clock for ingested_at (tests). */
   now?: () => Date;
 }
@@ -35,14 +45,20 @@ export async function ingestRunDir(
   const manifestFile = join(runDir, RUN_FILES.manifest);
   // Other ingests may write the same database at the same time: one write transaction each, retried when
   // the database says it was busy or chose this one as a deadlock victim.
-  const written = await withRetry(() =>
-    writeTransaction(store, (db) =>
-      writeRun({ db, backend: store.backend, sqlite: store.sqlite }, rows, {
+  const source = contents.manifest.source;
+  const changelogMeta = opts.changelog ?? (source.kind === 'matrix' ? source.changelog : undefined);
+  const { written, changelog } = await withRetry(() =>
+    writeTransaction(store, async (db) => {
+      const target = { db, backend: store.backend, sqlite: store.sqlite };
+      const written = await writeRun(target, rows, {
         status: opts.status,
         now,
+        actor: opts.actor ?? defaultActor(),
         manifestFile,
-      }),
-    ),
+      });
+      const changelog = changelogMeta ? await writeChangelog(target, rows.run.run_id, changelogMeta) : null;
+      return { written, changelog };
+    }),
   );
   const issues = [...contents.issues, ...rows.issues, ...written.issues];
   const details = rows.details.map((d) => ({
@@ -55,6 +71,11 @@ export async function ingestRunDir(
   const ingested = count('ingested');
   const { simulated_results: simulated, real_results: real } = written.run;
   const warnings: string[] = [];
+  if (changelog?.replaced)
+    warnings.push(
+      `the run's changelog entries (${changelog.replaced.baseRef}..${changelog.replaced.headRef}) were replaced by ` +
+        `${changelog.entries} entr${changelog.entries === 1 ? 'y' : 'ies'} of ${changelog.baseRef}..${changelog.headRef}`,
+    );
   if (written.status === 'official' && simulated > 0)
     warnings.push(
       `${simulated} of the run's ${simulated + real} results ${simulated === 1 ? 'is' : 'are'} simulated ` +
@@ -75,6 +96,7 @@ export async function ingestRunDir(
     points: changes,
     attempts: written.attempts,
     engine: runEngine(simulated, real),
+    changelog,
     warnings,
     skippedRows: contents.manifest.skipped.length,
     issues,

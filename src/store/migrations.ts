@@ -1,36 +1,13 @@
-import {
-  type ColumnDataType,
-  type CreateTableBuilder,
-  type Kysely,
-  type Migration,
-  type MigrationProvider,
-  Migrator,
-  sql,
-} from 'kysely';
+import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import { InfxError } from '../schema/errors.ts';
+import { changeControl } from './migration-change-control.ts';
+import { type AnyDb, bool, type Col, columns, oneOf } from './migration-helpers.ts';
 
 /**
  * The schema, as Kysely migrations defined in code: the same statements for SQLite and PostgreSQL (portable
  * types: text, integer with 0/1 for booleans, bigint, double precision). Migrations are append-only: never
  * edit one that has shipped; add the next.
  */
-
-type Col = [name: string, type: ColumnDataType, nullable?: 'null'];
-
-// biome-ignore lint/suspicious/noExplicitAny: migrations run before (and independently of) the typed schema.
-type AnyDb = Kysely<any>;
-// biome-ignore lint/suspicious/noExplicitAny: the builder's table and column types are not tracked here.
-type Builder = CreateTableBuilder<any, any>;
-
-function columns(builder: Builder, cols: readonly Col[]): Builder {
-  let b = builder;
-  for (const [name, type, nullable] of cols) b = b.addColumn(name, type, (c) => (nullable ? c : c.notNull()));
-  return b;
-}
-
-const bool = (col: string) => sql`${sql.ref(col)} in (0, 1)`;
-const oneOf = (col: string, values: readonly string[]) =>
-  sql`${sql.ref(col)} in (${sql.join(values.map((v) => sql.lit(v)))})`;
 
 const pool = (p: 'prefill' | 'decode'): Col[] =>
   ['tp', 'ep', 'dp_attn', 'pp', 'dcp', 'pcp', 'workers', 'gpus'].map((f) => [`${p}_${f}`, 'integer']);
@@ -386,6 +363,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
   '0002_engine': engine,
   '0003_agentic': agentic,
+  '0004_change_control': changeControl,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

@@ -1,7 +1,7 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { ConfigIdentity, CurvePoint, EngineKind, Pool } from '../schema/curve.ts';
 import type { PointResult } from '../schema/point-result.ts';
-import type { PointPhase } from '../schema/run-dir.ts';
+import type { PointPhase, RunProvenance } from '../schema/run-dir.ts';
 import type { PointOutcome, RunEngine, RunStatus, StoredRun } from '../schema/store.ts';
 import { curveMetrics, HOT_COLUMNS } from './hot.ts';
 import type { ConfigsTable, Database, ResultsTable, RunsTable } from './tables.ts';
@@ -12,7 +12,7 @@ import type { ConfigsTable, Database, ResultsTable, RunsTable } from './tables.t
  */
 
 export type Db = Kysely<Database> | { readonly db: Kysely<Database> };
-const kysely = (d: Db): Kysely<Database> => ('db' in d ? d.db : d);
+export const kysely = (d: Db): Kysely<Database> => ('db' in d ? d.db : d);
 
 /** A run's points (`runId`), or the latest official result per (config, concurrency), optionally of some configs. */
 export type CurveQuery = { runId: string } | { official: true; configKeys?: readonly string[] | undefined };
@@ -219,6 +219,8 @@ const toRun = (r: RunsTable): StoredRun => ({
   failed: r.failed_points,
   missing: r.missing_points,
   engine: runEngine(r.simulated_results, r.real_results),
+  provenance: r.provenance_json === null ? null : (JSON.parse(r.provenance_json) as RunProvenance),
+  sweepActive: r.sweep_active === 1,
 });
 
 const RUN_COLUMNS = [
@@ -238,6 +240,9 @@ const RUN_COLUMNS = [
   'missing_points',
   'simulated_results',
   'real_results',
+  'provenance_json',
+  'pr_number',
+  'sweep_active',
 ] as const;
 
 /** Stored runs, newest first. */
@@ -245,6 +250,18 @@ export async function runs(d: Db, opts: { status?: RunStatus } = {}): Promise<St
   let q = kysely(d).selectFrom('runs').select(RUN_COLUMNS);
   if (opts.status) q = q.where('status', '=', opts.status);
   const rows = await q.orderBy('created_at', 'desc').orderBy('run_id', 'desc').execute();
+  return rows.map((r) => toRun(r as RunsTable));
+}
+
+/** Stored runs made for pull request `pr`, newest first (reuse's unpinned choice). */
+export async function runsOfPr(d: Db, pr: number): Promise<StoredRun[]> {
+  const rows = await kysely(d)
+    .selectFrom('runs')
+    .select(RUN_COLUMNS)
+    .where('pr_number', '=', pr)
+    .orderBy('created_at', 'desc')
+    .orderBy('run_id', 'desc')
+    .execute();
   return rows.map((r) => toRun(r as RunsTable));
 }
 

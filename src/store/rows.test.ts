@@ -58,6 +58,7 @@ function rowsOf(specs: PointSpec[]) {
     runDir: '/runs/r1',
     manifest,
     manifestJson: '{}',
+    sweepActive: false,
     manifestSha256: 'c'.repeat(64),
     points: specs.map((s) => ({ spec: s, attempts: [] })),
     issues: [],

@@ -39,6 +39,7 @@ import {
 /** The files the store reads, named by the run directory's layout (src/schema/run-dir.ts). */
 export const RUN_FILES = {
   manifest: RUN_TOP_FILES.manifest,
+  lock: RUN_TOP_FILES.lock,
   spec: POINT_FILES.spec,
   point: ATTEMPT_FILES.point,
   status: ATTEMPT_FILES.status,

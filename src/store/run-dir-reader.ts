@@ -50,6 +50,8 @@ export interface RunDirContents {
   manifestSha256: string;
   points: PointFiles[];
   issues: InputIssue[];
+  /** The sweep's lock (sweep.lock) was there: the sweep was still running, or was killed (resume it). */
+  sweepActive: boolean;
 }
 
 interface Plan {
@@ -125,6 +127,7 @@ function finish(
     manifestSha256: sha256(manifestJson),
     points,
     issues,
+    sweepActive: existsSync(join(runDir, RUN_FILES.lock)),
   };
 }
 

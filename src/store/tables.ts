@@ -25,6 +25,11 @@ export interface RunsTable {
   /** Stored results served by a simulated engine, and by a real one (0002_engine). */
   simulated_results: number;
   real_results: number;
+  /** JSON RunProvenance (0004_change_control); null: stored before it was recorded. */
+  provenance_json: string | null;
+  pr_number: number | null;
+  /** 1: the sweep still held sweep.lock when the run directory was ingested. */
+  sweep_active: number;
 }
 
 export interface AttemptsTable {
@@ -188,6 +193,20 @@ export interface ChangelogEntriesTable {
   description: string;
   pr_link: string;
   entry_json: string;
+  /** The revisions the changelog processor compared (0004_change_control); null for older rows. */
+  base_ref: string | null;
+  head_ref: string | null;
+}
+
+export interface RunStatusEventsTable {
+  run_id: string;
+  seq: number;
+  at: string;
+  action: string;
+  from_status: string | null;
+  to_status: string;
+  actor: string;
+  reason: string;
 }
 
 export interface Database {
@@ -199,6 +218,7 @@ export interface Database {
   result_documents: ResultDocumentsTable;
   latest_results: LatestResultsTable;
   changelog_entries: ChangelogEntriesTable;
+  run_status_events: RunStatusEventsTable;
 }
 
 export type TableName = keyof Database;
@@ -230,4 +250,5 @@ export const PRIMARY_KEYS: { readonly [T in TableName]: readonly (keyof Database
   result_documents: ['run_id', 'point_id'],
   latest_results: ['config_key', 'conc'],
   changelog_entries: ['run_id', 'entry_index'],
+  run_status_events: ['run_id', 'seq'],
 };

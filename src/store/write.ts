@@ -4,6 +4,7 @@ import { bulkWrite, type WriteTarget } from './bulk.ts';
 import { offerLatest, rebuildLatestFor } from './latest.ts';
 import type { RunRows } from './rows.ts';
 import { RunIdentityError } from './run-dir-files.ts';
+import { appendStatusEvent } from './run-status.ts';
 import {
   type AttemptsTable,
   type PointsTable,
@@ -41,6 +42,8 @@ export async function writeRun(
   opts: {
     status?: RunStatus | undefined;
     now: string;
+    /** Who ingests, for the audit trail (src/store/run-status.ts). */
+    actor: string;
     /** The manifest.json the rows come from, for the refusal below. */
     manifestFile?: string;
   },
@@ -175,6 +178,21 @@ export async function writeRun(
     const row: RunsTable = { ...run, status, ingested_at: opts.now };
     await bulkWrite(t, 'runs', [row], 'update');
   }
+  if (!storedRun || statusChanged)
+    await appendStatusEvent(db, runId, {
+      at: opts.now,
+      action: storedRun ? 'status-set' : 'ingested',
+      from: (storedRun?.status as RunStatus | undefined) ?? null,
+      to: status,
+      actor: opts.actor,
+      reason: storedRun
+        ? `infx ingest --status ${status}`
+        : opts.status
+          ? `infx ingest --status ${status}`
+          : status === 'unofficial'
+            ? 'infx ingest: served by the simulated engine, so unofficial unless --status says'
+            : 'infx ingest',
+    });
   // In key order, as every ingest writes them: concurrent ingests of runs that share configs lock the same
   // rows in the same order (no deadlock between them on PostgreSQL).
   const configs = [...rows.configs].sort((a, b) =>

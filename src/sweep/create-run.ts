@@ -3,15 +3,17 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { arch, availableParallelism, hostname, platform } from 'node:os';
 import { resolve } from 'node:path';
+import { readChangelogMatrix } from '../changelog/matrix-file.ts';
 import { buildMatrix, type GeneratorRequest } from '../matrix/build.ts';
 import { parseMatrix } from '../matrix/plan.ts';
 import type { MatrixRow } from '../schema/matrix-row.ts';
 import type { BenchDefaults } from '../schema/reference-client.ts';
-import type { PointEngine, RunManifest, RunOptions, RunSource } from '../schema/run-dir.ts';
+import type { PointEngine, RunManifest, RunOptions, RunProvenance, RunSource } from '../schema/run-dir.ts';
 import { RUN_DIR_SCHEMA_VERSION, runIdProblem } from '../schema/run-dir.ts';
 import { safeJoin } from '../schema/safe-path.ts';
 import { withPublicCorpora } from './agentic-corpus.ts';
 import { type AgenticPlanDefaults, type FaultRule, planPoints, SweepPlanError } from './points.ts';
+import { runProvenance } from './provenance.ts';
 import { manifestPath, writeManifest } from './run-dir.ts';
 
 /** A new run: where its points come from, how they run, and the manifest that records it all. */
@@ -33,6 +35,8 @@ export interface NewRunRequest {
    */
   agentic?: AgenticPlanDefaults | null;
   version: string;
+  /** Where the sweep runs (tests); default: read from the environment (src/sweep/provenance.ts). */
+  provenance?: RunProvenance;
 }
 
 /** `20261130-064501-3fa2`: sorts by time, unique enough for runs started the same second. */
@@ -76,10 +80,21 @@ async function rowsOf(source: SweepSource): Promise<{ rows: MatrixRow[]; source:
     } catch (err) {
       throw new SweepPlanError(`--matrix ${source.file}: ${(err as Error).message}`);
     }
-    const rows = parseMatrix(json);
+    const fromChangelog = readChangelogMatrix(json, `--matrix ${source.file}`);
+    if (fromChangelog && fromChangelog.rows.length === 0)
+      throw new SweepPlanError(
+        `--matrix ${source.file}: the changelog entries select no throughput rows` +
+          (fromChangelog.evalRows > 0
+            ? ` (only ${fromChangelog.evalRows} eval row(s): infx sweep runs throughput rows)`
+            : ''),
+      );
+    const rows = parseMatrix(fromChangelog ? fromChangelog.rows : json);
+    const file = { path: resolve(source.file), sha256: await sha256Of(source.file) };
     return {
       rows,
-      source: { kind: 'matrix', file: { path: resolve(source.file), sha256: await sha256Of(source.file) } },
+      source: fromChangelog
+        ? { kind: 'matrix', file, changelog: fromChangelog.metadata }
+        : { kind: 'matrix', file },
     };
   }
   const keys: string[] = [];
@@ -122,6 +137,7 @@ export async function planRun(req: NewRunRequest): Promise<{ runDir: string; man
     infxVersion: req.version,
     host: runHost(),
     source,
+    provenance: req.provenance ?? runProvenance(),
     seed: req.seed,
     options: req.options,
     points,

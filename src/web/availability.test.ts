@@ -21,6 +21,8 @@ const run = (runId: string, status: StoredRun['status'], createdAt: string): Sto
   failed: 0,
   missing: 0,
   engine: { kind: 'real', simulated: 0, real: 1 },
+  provenance: null,
+  sweepActive: false,
 });
 
 const row = (

@@ -311,12 +311,12 @@ export function writeSyntheticRun(
   runId: string,
   points: readonly SyntheticPoint[],
   createdAt = '2026-01-01T00:00:00.000Z',
-  opts: { engine?: EngineKind } = {},
+  opts: { engine?: EngineKind; manifest?: Partial<RunManifest> } = {},
 ): string {
   const runDir = join(out, runId);
   const specs = points.map((p, i) => syntheticSpec(runId, i, p.row, p.conc, opts.engine));
   mkdirSync(pointsDir(runDir), { recursive: true });
-  write(manifestPath(runDir), syntheticManifest(runId, createdAt, specs));
+  write(manifestPath(runDir), { ...syntheticManifest(runId, createdAt, specs), ...opts.manifest });
   specs.forEach((spec, i) => {
     const dir = pointDir(runDir, spec.pointId);
     mkdirSync(dir, { recursive: true });

@@ -9,8 +9,10 @@ import {
 } from '../../schema/run-dir.ts';
 import type { AttemptStatus, PointOutcome, RunStatus, StoredRun } from '../../schema/store.ts';
 import { RUN_FILE_NAMES, type RunAttempt, type RunDetail, type RunFileName } from '../../schema/web-api.ts';
+import { runChangelog } from '../../store/changelog.ts';
 import type { Store } from '../../store/db.ts';
 import { configOf, runById, runs, storedResult } from '../../store/queries.ts';
+import { runStatusHistory } from '../../store/run-status.ts';
 import type { AttemptsTable } from '../../store/tables.ts';
 import { pointWithAttempts, runAttempts, runManifestJson, runPointRows } from '../../store/web-queries.ts';
 import { HttpError, notFound } from '../http.ts';
@@ -72,7 +74,13 @@ export async function runDetail(ctx: ApiContext, runId: string): Promise<RunDeta
     details.set(key, detail);
     detail.catch(() => details.delete(key));
   }
-  return detail;
+  // Staging and reuse change a run without a new ingest: its status, changelog and trail are read fresh.
+  const [built, changelog, statusHistory] = await Promise.all([
+    detail,
+    runChangelog(ctx.store, runId),
+    runStatusHistory(ctx.store, runId),
+  ]);
+  return { ...built, run, changelog, statusHistory };
 }
 
 async function buildDetail(ctx: ApiContext, run: StoredRun, located: Located): Promise<RunDetail> {
@@ -118,6 +126,8 @@ async function buildDetail(ctx: ApiContext, run: StoredRun, located: Located): P
     runDir: dir,
     runDirNote: located.note,
     skipped: facts.skipped,
+    changelog: [],
+    statusHistory: [],
     points: points.map((p) => {
       const list = (byPoint.get(p.point_id) ?? []).map((a) => attemptOf(p.point_id, a));
       const shown = list.find((a) => a.attempt === p.chosen_attempt) ?? list.at(-1);

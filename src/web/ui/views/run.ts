@@ -2,6 +2,7 @@ import type { PointOutcome } from '../../../schema/store.ts';
 import type { RunDetail } from '../../../schema/web-api.ts';
 import { getJson } from '../api.ts';
 import { clear, h } from '../dom.ts';
+import { runChanges } from './run-changes.ts';
 import { runHead } from './run-head.ts';
 import { METRICS, pointRow } from './run-points.ts';
 import { runTimeline } from './run-timeline.ts';
@@ -74,6 +75,7 @@ export function runView(root: HTMLElement, runId: string): View {
     );
     view.append(
       runHead(d),
+      runChanges(d),
       h(
         'section',
         { class: 'card' },
