@@ -198,6 +198,29 @@ describe('change control from the command line', () => {
     expect(text.stdout).toContain('0: llama8b-* (https://github.com/o/r/pull/42) — Update llama8b-*');
   });
 
+  it('a changelog matrix with only eval rows is refused by the sweep, saying so', async () => {
+    const out = tmpDir('infx-cc-');
+    const file = join(out, 'evals.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        single_node: {},
+        multi_node: {},
+        evals: [smallRow({ conc: 1 })],
+        changelog_metadata: {
+          base_ref: 'a',
+          head_ref: 'b',
+          entries: [{ 'config-keys': ['x'], description: ['d'], 'pr-link': 'XXX', 'evals-only': true }],
+        },
+      }),
+    );
+    const r = await infx(['sweep', '--matrix', file, '--out', join(out, 'runs'), '--dry-run'], LOCAL);
+    expect([r.code, r.stderr]).toEqual([
+      1,
+      expect.stringContaining('the changelog entries select no throughput rows (only 1 eval row(s)'),
+    ]);
+  });
+
   it('two processes staging and unstaging one run leave a gapless trail (SQLite)', async () => {
     const { dir, head } = prRepo();
     const out = tmpDir('infx-cc-');

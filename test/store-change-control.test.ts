@@ -6,6 +6,8 @@ import { openStore, type Store } from '../src/store/db.ts';
 import { ingestRunDir } from '../src/store/ingest.ts';
 import { curvePoints, runs } from '../src/store/queries.ts';
 import type { LabelRules } from '../src/store/reuse.ts';
+import { runRows } from '../src/store/rows.ts';
+import { readRunDir } from '../src/store/run-dir-reader.ts';
 import { changeRunStatus } from '../src/store/run-status.ts';
 import { tmpDir } from './helpers.ts';
 import { BACKENDS, freshStore, requirePostgres } from './store-helpers.ts';
@@ -175,6 +177,39 @@ describe.each(BACKENDS)('change control on the store (%s)', (backend) => {
     await expect(checkReuse(store, 'nope', { pr: 42, commits, labels: LABELS })).rejects.toThrow(
       "no run 'nope' in the database",
     );
+  });
+});
+
+describe.each(BACKENDS)('migration 0004 (%s)', (backend) => {
+  it('runs stored before it are local runs of unknown origin whose trail starts at their status', async () => {
+    const old = await freshStore(backend, { upTo: '0003_agentic' });
+    const rows = runRows(readRunDir(write(tmpDir(), 'old', undefined)));
+    const { provenance_json, pr_number, sweep_active, ...run } = rows.run;
+    const db = old.db as unknown as import('kysely').Kysely<Record<string, Record<string, unknown>>>;
+    await db
+      .insertInto('runs')
+      .values({ ...run, status: 'staged', ingested_at: '2026-03-01T00:00:00.000Z' })
+      .execute();
+    const store = await openStore(old.rawUrl);
+    try {
+      const audit = await runAudit(store, 'old');
+      expect(audit).toMatchObject({ status: 'staged', provenance: null, changelog: [] });
+      expect(audit.events).toEqual([
+        {
+          seq: 1,
+          at: '2026-03-01T00:00:00.000Z',
+          action: 'ingested',
+          from: null,
+          to: 'staged',
+          actor: '',
+          reason: 'stored before infx kept an audit trail (migration 0004): the status it had then',
+        },
+      ]);
+      await unstageRun(store, 'old', { actor: 'a' });
+      expect((await runAudit(store, 'old')).events.map((e) => e.seq)).toEqual([1, 2]);
+    } finally {
+      await store.close();
+    }
   });
 });
 

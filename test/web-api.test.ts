@@ -308,6 +308,11 @@ describe('runs', () => {
     expect(d.run).toMatchObject({ runId: 'a', planned: 8, ingested: 7, failed: 1 });
     expect(d.runDir).toBe(join(out, 'a'));
     expect(d.points).toHaveLength(8);
+    // Its change control: no changelog entries linked, one event (its ingest), as official.
+    expect(d.changelog).toEqual([]);
+    expect(d.statusHistory.map((e) => [e.seq, e.action, e.from, e.to])).toEqual([
+      [1, 'ingested', null, 'official'],
+    ]);
     const failed = d.points.find((p) => p.pointId === FAILED)!;
     expect(failed).toMatchObject({ outcome: 'failed', phase: 'setup', attempt: null, valid: null });
     expect(failed.reason).toContain('CUDA out of memory');
@@ -526,9 +531,9 @@ describe('infx serve', () => {
 requirePostgres();
 
 describe.skipIf(!BACKENDS.includes('postgres'))('on PostgreSQL', () => {
-  /** Ingest times differ between the two stores; everything else must not. */
+  /** Ingest times (and so the times of their audit events) differ between the two stores; nothing else may. */
   const normalize = (v: unknown): unknown =>
-    JSON.parse(JSON.stringify(v), (k, x) => (k === 'ingestedAt' ? '' : x));
+    JSON.parse(JSON.stringify(v), (k, x) => (k === 'ingestedAt' || k === 'at' ? '' : x));
 
   it('answers every endpoint exactly as on SQLite', async () => {
     const store = await freshStore('postgres');

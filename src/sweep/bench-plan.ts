@@ -11,6 +11,7 @@ import { isRunId, RUN_DIR_SCHEMA_VERSION, RUN_TOP_FILES } from '../schema/run-di
 import { type BenchOptions, BenchUsageError, checkBenchOptions } from './bench-point.ts';
 import { checkRunId, newRunId, runHost } from './create-run.ts';
 import { planPoints, SweepPlanError } from './points.ts';
+import { runProvenance } from './provenance.ts';
 
 /**
  * The plan of `infx bench --out DIR`: a run directory (the layout `infx sweep` writes) for a server infx
@@ -307,6 +308,7 @@ export function planBenchRun(asked: BenchRunRequest, server: ServerFacts): Plann
         sha256: createHash('sha256').update(matrixText).digest('hex'),
       },
     },
+    provenance: runProvenance(),
     seed: o.seed,
     options: { executor: 'local', retries: 0, failFast: false, canary: false, parallel: 1, slurm: null },
     points: planned.points,
