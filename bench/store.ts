@@ -119,14 +119,12 @@ async function benchBackend(kind: 'sqlite' | 'postgres', runDir: string, tmp: st
     const f0 = performance.now();
     for (let i = 1; i < RUNS; i++) {
       const run = asRun(rows, `bench-${String(i).padStart(2, '0')}`, created(i));
-      await store.db
-        .transaction()
-        .execute((trx) =>
-          writeRun({ db: trx, backend: store.backend, sqlite: store.sqlite }, run, {
-            now: created(i),
-            actor: 'bench',
-          }),
-        );
+      await store.db.transaction().execute((trx) =>
+        writeRun({ db: trx, backend: store.backend, sqlite: store.sqlite }, run, {
+          now: created(i),
+          actor: 'bench',
+        }),
+      );
     }
     const fillS = (performance.now() - f0) / 1000;
     console.log(

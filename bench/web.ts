@@ -87,14 +87,12 @@ async function fill(tmp: string): Promise<{ db: string; stored: number }> {
     for (let i = 0; i < RUNS; i++) {
       const run = i === 0 ? rows : asRun(rows, `bench-${String(i).padStart(2, '0')}`, created(i));
       // As bench/store.ts fills its store: the store's own bulk write path, without files.
-      await store.db
-        .transaction()
-        .execute((trx) =>
-          writeRun({ db: trx, backend: store.backend, sqlite: store.sqlite }, run, {
-            now: created(i),
-            actor: 'bench',
-          }),
-        );
+      await store.db.transaction().execute((trx) =>
+        writeRun({ db: trx, backend: store.backend, sqlite: store.sqlite }, run, {
+          now: created(i),
+          actor: 'bench',
+        }),
+      );
     }
     const render = writeSyntheticRun(tmp, 'render-5k', renderPoints(), created(RUNS));
     await ingestRunDir(store, render);

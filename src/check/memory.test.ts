@@ -99,3 +99,44 @@ describe('running set and start', () => {
     expect(err).toMatchObject({ severity: 'error', rule: 'memory.kv-context' });
   });
 });
+
+describe('Engram tables (DeepSeek-V4.1-Flash, user thread 003)', () => {
+  const flash = model('dsv41flash');
+  const mi355x = accelerator('mi355x');
+  const agentic = point({
+    scenario: 'agentic-coding',
+    model: 'dsv41flash',
+    modelPrefix: 'dsv41flash',
+    precision: 'fp4',
+    runner: 'mi355x',
+    conc: 64,
+    isl: null,
+    osl: null,
+    maxModelLen: null,
+  });
+  const plan = (tp: number, engramOffload?: boolean) =>
+    planPool(agentic, pool({ tp, hardware: 'mi355x' }), flash, mi355x, 'fp4', { ...settings, engramOffload });
+
+  it('costs 47.2 GiB per rank at TP4 and 94.4 at TP2 when GPU-resident, none in host memory', () => {
+    expect(plan(4).engram / GIB).toBeCloseTo(47.2, 6);
+    expect(plan(2).engram / GIB).toBeCloseTo(94.4, 6);
+    expect(plan(2, true).engram).toBe(0);
+    // Charged before KV: the offload gives the KV pool exactly the tables' bytes back.
+    expect(plan(2, true).kvPool - plan(2).kvPool).toBeCloseTo(plan(2).engram, 0);
+    expect(plan(2).parts.map(([n]) => n)).toContain('Engram tables (GPU-resident)');
+    expect(model('dsv4flash').engramTablesGiB).toBeUndefined();
+  });
+
+  it('a finding that the tables cause names them and the host-memory fix', () => {
+    // On a card small enough that the TP2 tables leave no room, the fix says how to move them.
+    const h200 = accelerator('h200');
+    const p = planPool(agentic, pool({ tp: 2, hardware: 'h200' }), flash, h200, 'fp4', settings);
+    const fp8 = planPool(agentic, pool({ tp: 2, hardware: 'h200' }), flash, h200, 'fp4', {
+      ...settings,
+      kvCacheDtype: 'fp8',
+    });
+    const f = poolFindings(agentic, p, fp8, () => null).find((x) => x.rule.startsWith('memory.'));
+    expect(f?.message).toContain('Engram tables (GPU-resident)');
+    expect(f?.fix).toContain(`--engram-config '{"cpu_offload":true}'`);
+  });
+});

@@ -30,6 +30,8 @@ export interface EngineSettings {
   kvCacheDtype: 'auto' | Precision;
   /** Engine reserve per rank, GiB; undefined: the catalog's DEFAULT_RESERVE_GIB. */
   reserveGiB?: number | undefined;
+  /** Engram tables held in host memory (vLLM `--engram-config '{"cpu_offload":true}'`); default: on the GPU. */
+  engramOffload?: boolean | undefined;
 }
 
 /** A DSA-style indexer: sparse attention on an MLA model (DeepSeek-V3.2/V4, GLM-5). */
@@ -58,6 +60,8 @@ export interface PoolPlan {
   draft: number;
   reserve: number;
   indexer: number;
+  /** Engram tables on a rank (row-sharded over TP); 0 when the model has none or they live in host memory. */
+  engram: number;
   /** What is charged against the budget before KV, by name (weights first). */
   parts: Array<[string, number]>;
   /** The KV pool of one rank (negative: the bytes missing for even one token). */
@@ -83,10 +87,11 @@ function kvPoolOf(
   family: EngineFamily,
   memory: number,
   util: number,
-  c: { weights: number; draft: number; reserve: number; indexer: number },
+  c: { weights: number; draft: number; reserve: number; indexer: number; engram: number },
 ): { budget: number; parts: Array<[string, number]>; kvPool: number } {
   const weights: Array<[string, number]> = [['weights', c.weights]];
   if (c.draft > 0) weights.push(['MTP draft', c.draft]);
+  if (c.engram > 0) weights.push(['Engram tables (GPU-resident)', c.engram]);
   const overhead: Array<[string, number]> = [['engine reserve', c.reserve]];
   if (c.indexer > 0) overhead.push(['indexer buffer', c.indexer]);
   const sum = (xs: Array<[string, number]>) => xs.reduce((n, [, b]) => n + b, 0);
@@ -107,6 +112,11 @@ function kvPoolOf(
   const budget = memory * util;
   return { budget, parts, kvPool: budget - sum(parts) };
 }
+
+/** How to free a rank's GPU-resident Engram tables. */
+const ENGRAM_FIX = (bytes: number) =>
+  `hold the ${gib(bytes)} of Engram tables in host memory: --engram-config '{"cpu_offload":true}' in the recipe ` +
+  '(vLLM on CUDA; ROCm rejects the flag), then check with infx check --engram-offload';
 
 export function planPool(
   point: CheckPoint,
@@ -136,12 +146,14 @@ export function planPool(
   const draft = mtp ? (weights / m.layers) * MTP_DRAFT_LAYERS : 0;
   const maxModelLen = point.maxModelLen ?? m.maxContext;
   const indexer = hasIndexer(m) ? INDEXER_BATCHED_TOKENS * maxModelLen * INDEXER_BYTES_PER_ELEMENT : 0;
+  const engram = m.engramTablesGiB && !s.engramOffload ? (m.engramTablesGiB * GIB) / pool.tp : 0;
   const family = engineFamily(point.framework);
   const { budget, parts, kvPool } = kvPoolOf(family, acc.memoryGiB * GIB, util, {
     weights,
     draft,
     reserve: base.reserveBytes,
     indexer,
+    engram,
   });
   const draftKv = mtp && m.kvLayers > 0 ? (m.kvLayers + MTP_DRAFT_LAYERS) / m.kvLayers : 1;
   const kvPerToken = (kvBytesPerTokenPerRank(m, kvPrecision, par) * draftKv) / (pool.dcp * pool.pcp);
@@ -166,6 +178,7 @@ export function planPool(
     draft,
     reserve: base.reserveBytes,
     indexer,
+    engram,
     parts,
     kvPool,
     kvPerToken,
@@ -223,6 +236,7 @@ function numbers(p: PoolPlan): Record<string, number> {
     weightsGiB: num(p.weights),
     reserveGiB: num(p.reserve),
     indexerGiB: num(p.indexer),
+    engramGiB: num(p.engram),
     draftGiB: num(p.draft),
     kvAvailableGiB: num(p.kvPool),
     kvOneSequenceGiB: num(p.startNeed),
@@ -287,6 +301,7 @@ export function poolFindings(
           ? `needs ${gib(p.weights)} of weights per rank`
           : `needs ${fixedParts(p)} = ${gib(fixedSum(p))} per rank`;
       fixes.push('or use a lower precision');
+      if (p.engram > 0) fixes.push(`or ${ENGRAM_FIX(p.engram)}`);
       return [
         {
           severity,
@@ -307,6 +322,7 @@ export function poolFindings(
     }
     if (p.indexer > 0)
       fixes.push(`a smaller --max-num-batched-tokens shrinks the ${gib(p.indexer)} indexer buffer`);
+    if (p.engram > 0) fixes.push(ENGRAM_FIX(p.engram));
     return [
       {
         severity,

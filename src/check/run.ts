@@ -34,6 +34,8 @@ export interface CheckRequest {
   gpuMemoryUtilization?: number | undefined;
   kvCacheDtype?: EngineSettings['kvCacheDtype'] | undefined;
   reserveGiB?: number | undefined;
+  /** Engram tables in host memory (infx check --engram-offload). */
+  engramOffload?: boolean | undefined;
   /** Reuse parsed configs from earlier runs (default true). */
   cache?: boolean | undefined;
 }
@@ -283,6 +285,7 @@ export async function checkConfigs(req: CheckRequest): Promise<CheckReport> {
     gpuMemoryUtilization: util,
     kvCacheDtype: req.kvCacheDtype ?? 'auto',
     reserveGiB: req.reserveGiB,
+    engramOffload: req.engramOffload,
   };
   const cache = req.cache === false ? undefined : openParseCache(defaultCacheDir());
   const { configs, runners } = await loadInputs(req.configFiles, req.runnerConfig, { cache });

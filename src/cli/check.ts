@@ -28,6 +28,7 @@ interface CheckFlags {
   gpuMemoryUtilization: number;
   kvCacheDtype: 'auto' | 'bf16' | 'fp8';
   reserveGib?: number;
+  engramOffload?: boolean;
   format: 'text' | 'json';
   cache: boolean;
 }
@@ -61,6 +62,10 @@ export function registerCheck(program: Command, io: CliIO, setExit: (code: numbe
       'engine reserve per rank (activations, graphs, buffers), GiB (default: the catalog default, 8)',
       parseGiB,
     )
+    .option(
+      '--engram-offload',
+      'Engram tables held in host memory (the recipe passes --engram-config \'{"cpu_offload":true}\'); default: on the GPU',
+    )
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--no-cache', 'do not reuse configs parsed by earlier runs (also: INFX_NO_CACHE=1)')
     .action(async (flags: CheckFlags) => {
@@ -76,6 +81,7 @@ export function registerCheck(program: Command, io: CliIO, setExit: (code: numbe
           gpuMemoryUtilization: flags.gpuMemoryUtilization,
           kvCacheDtype: flags.kvCacheDtype,
           reserveGiB: flags.reserveGib,
+          engramOffload: flags.engramOffload,
           cache: flags.cache,
         });
         io.stdout(flags.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));

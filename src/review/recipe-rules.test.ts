@@ -37,6 +37,20 @@ describe('recipe rules', () => {
     expect(rules(`vllm serve m --hf-overrides '{"max_position_embeddings": 262144}'`)).toEqual([]);
   });
 
+  it('flags an engine flag the platform rejects: --engram-config in a ROCm recipe, not a CUDA one', () => {
+    const flag = `vllm serve m --engram-config '{"cpu_offload":true}'`;
+    const at = (path: string) =>
+      recipeFindings([{ path, text: `#!/bin/bash\n${flag}\n` }], { path: 'w', present: false }).map((f) => [
+        f.rule,
+        f.line,
+        f.severity,
+      ]);
+    expect(at('benchmarks/single_node/agentic/dsv41flash_fp4_mi355x_vllm_mtp.sh')).toEqual([
+      ['recipe.platform-flag', 2, 'blocking'],
+    ]);
+    expect(at('benchmarks/single_node/agentic/dsv41flash_fp4_b200_vllm_mtp.sh')).toEqual([]);
+  });
+
   it('knows the engines’ own image repositories, on the established SKUs', () => {
     expect(nonUpstreamImage('vllm', 'vllm/vllm-openai:v0.11.0', 'h200')).toBe(false);
     expect(nonUpstreamImage('vllm', 'vllm/vllm-openai-rocm:nightly', 'cluster:mi355x-amds')).toBe(false);

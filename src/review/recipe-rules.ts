@@ -40,6 +40,22 @@ const FLOP_KEYS = [
   'topk_group',
 ];
 
+/**
+ * Engine flags a platform's build of the engine rejects at start: the recipe fails before any point runs.
+ * A recipe is for ROCm when its path names an AMD Instinct SKU or ROCm.
+ */
+const PLATFORM_FLAGS: readonly { flag: RegExp; name: string; platform: 'rocm'; why: string }[] = [
+  {
+    flag: /--engram-config\b/,
+    name: '--engram-config',
+    platform: 'rocm',
+    why:
+      "vLLM on ROCm rejects it (the reference's docs/configuration-procedures.md:522, user thread 003), so the " +
+      'engine does not start and the Engram tables cannot be moved to host memory this way',
+  },
+];
+const ROCM_RECIPE = /(^|[^a-z0-9])(mi300x|mi325x|mi355x|mi350x|rocm)([^a-z0-9]|$)/i;
+
 export interface RecipeFile {
   path: string;
   text: string;
@@ -64,6 +80,18 @@ export function recipeFindings(
             message: `the recipe ${what}, without a waiver (${waiver.path}): the result is not the released engine's`,
             fix: `use an image that ships the fix, or add ${waiver.path} saying what the patch changes, why, and when it goes`,
           });
+      if (ROCM_RECIPE.test(f.path))
+        for (const p of PLATFORM_FLAGS)
+          if (p.flag.test(line))
+            out.push({
+              severity: 'blocking',
+              rule: 'recipe.platform-flag',
+              file: f.path,
+              line: i + 1,
+              configKey: null,
+              message: `the ROCm recipe passes ${p.name}: ${p.why}`,
+              fix: `drop ${p.name} from the ROCm recipe and size the point for what the engine does without it (infx check)`,
+            });
       if (/--hf[-_]overrides\b/.test(line)) {
         const keys = FLOP_KEYS.filter((k) => new RegExp(`["']?${k}["']?\\s*[:=]`).test(line));
         if (keys.length > 0)

@@ -85,6 +85,11 @@ export const ModelSpecSchema = z.strictObject({
     })
     .nullable(),
   maxContext: z.int().positive(),
+  /**
+   * Engram lookup tables, GiB for the whole model: row-sharded over the TP ranks when GPU-resident, none on
+   * the GPU when held in host memory (vLLM `--engram-config '{"cpu_offload":true}'`). Absent: no such tables.
+   */
+  engramTablesGiB: z.number().positive().optional(),
   sources: z.array(source).min(1),
   estimated: z.array(z.string()),
 });
