@@ -85,18 +85,19 @@ function actionsEnv(out: string, head: string, labels: string[]): NodeJS.Process
 
 const LOCAL = { GITHUB_ACTIONS: '', INFX_ACTOR: 'tester' };
 
+/** The PR repository, and `infx changelog matrix` of it written to OUT/cl.json. */
+async function changelogMatrix() {
+  const { dir, head } = prRepo();
+  const out = tmpDir('infx-cc-');
+  const matrix = await infx(['changelog', 'matrix', '--base-ref', 'base', '--head-ref', 'head'], LOCAL, dir);
+  expect(matrix.code, matrix.stderr).toBe(0);
+  writeFileSync(join(out, 'cl.json'), matrix.stdout);
+  return { dir, head, out, db: join(out, 'infx.db') };
+}
+
 describe('change control from the command line', () => {
   it('a PR run selected by the changelog is linked, reused, staged and audited', async () => {
-    const { dir, head } = prRepo();
-    const out = tmpDir('infx-cc-');
-    const db = join(out, 'infx.db');
-    const matrix = await infx(
-      ['changelog', 'matrix', '--base-ref', 'base', '--head-ref', 'head'],
-      LOCAL,
-      dir,
-    );
-    expect(matrix.code, matrix.stderr).toBe(0);
-    writeFileSync(join(out, 'cl.json'), matrix.stdout);
+    const { dir, head, out, db } = await changelogMatrix();
 
     const sweep = await infx(
       ['sweep', '--matrix', join(out, 'cl.json'), '--out', join(out, 'runs'), '--run-id', 'pr1', ...FAST],
@@ -222,15 +223,7 @@ describe('change control from the command line', () => {
   });
 
   it('two processes staging and unstaging one run leave a gapless trail (SQLite)', async () => {
-    const { dir, head } = prRepo();
-    const out = tmpDir('infx-cc-');
-    const db = join(out, 'infx.db');
-    const matrix = await infx(
-      ['changelog', 'matrix', '--base-ref', 'base', '--head-ref', 'head'],
-      LOCAL,
-      dir,
-    );
-    writeFileSync(join(out, 'cl.json'), matrix.stdout);
+    const { head, out, db } = await changelogMatrix();
     const env = actionsEnv(out, head, ['full-sweep-enabled']);
     expect(
       (

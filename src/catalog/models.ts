@@ -25,6 +25,41 @@ const hf = (repo: string, note?: string) =>
     ? { url: `https://huggingface.co/${repo}/blob/main/config.json` }
     : { url: `https://huggingface.co/${repo}/blob/main/config.json`, note };
 
+/** DeepSeek-V4-Flash, also the backbone of V4.1-Flash below. */
+const DEEPSEEK_V4_FLASH: ModelSpec = {
+  id: 'deepseek-ai/DeepSeek-V4-Flash',
+  aliases: ['dsv4flash', 'deepseek-v4-flash'],
+  totalParamsB: 284,
+  activeParamsB: 13,
+  layers: 43,
+  hiddenSize: 4096,
+  attention: { kind: 'MLA', heads: 64, kvLoraRank: 448, ropeHeadDim: 64 },
+  // Layers 0-1 are sliding-window only; then 21 CSA (ratio 4) and 20 HCA (ratio 128) layers:
+  // 21/4 + 20/128 = 5.4 full-layer equivalents, plus indexer keys, rounded up to 7.
+  kvLayers: 7,
+  stateBytesPerSeq: 43 * 128 * 512 * 2,
+  sparseAttentionTopK: 2048,
+  moe: { experts: 256, activeExperts: 6, sharedExperts: 1 },
+  maxContext: 1048576,
+  sources: [
+    hf(
+      'deepseek-ai/DeepSeek-V4-Flash',
+      '43 layers, hidden 4096, 64 heads, head_dim 512, 256 routed experts, index_topk 512, sliding_window 128',
+    ),
+    {
+      url: 'https://huggingface.co/deepseek-ai/DeepSeek-V4-Flash',
+      note: '284B total / 13B active, 1M context',
+    },
+  ],
+  estimated: [
+    'attention.kvLoraRank',
+    'kvLayers',
+    'stateBytesPerSeq',
+    'sparseAttentionTopK',
+    'moe.activeExperts',
+  ],
+};
+
 export const MODELS: readonly ModelSpec[] = [
   {
     id: 'deepseek-ai/DeepSeek-R1-0528',
@@ -91,54 +126,11 @@ export const MODELS: readonly ModelSpec[] = [
     ],
     estimated: ['attention.kvLoraRank', 'kvLayers', 'stateBytesPerSeq', 'sparseAttentionTopK'],
   },
+  DEEPSEEK_V4_FLASH,
   {
-    id: 'deepseek-ai/DeepSeek-V4-Flash',
-    aliases: ['dsv4flash', 'deepseek-v4-flash'],
-    totalParamsB: 284,
-    activeParamsB: 13,
-    layers: 43,
-    hiddenSize: 4096,
-    attention: { kind: 'MLA', heads: 64, kvLoraRank: 448, ropeHeadDim: 64 },
-    // Layers 0-1 are sliding-window only; then 21 CSA (ratio 4) and 20 HCA (ratio 128) layers:
-    // 21/4 + 20/128 = 5.4 full-layer equivalents, plus indexer keys, rounded up to 7.
-    kvLayers: 7,
-    stateBytesPerSeq: 43 * 128 * 512 * 2,
-    sparseAttentionTopK: 2048,
-    moe: { experts: 256, activeExperts: 6, sharedExperts: 1 },
-    maxContext: 1048576,
-    sources: [
-      hf(
-        'deepseek-ai/DeepSeek-V4-Flash',
-        '43 layers, hidden 4096, 64 heads, head_dim 512, 256 routed experts, index_topk 512, sliding_window 128',
-      ),
-      {
-        url: 'https://huggingface.co/deepseek-ai/DeepSeek-V4-Flash',
-        note: '284B total / 13B active, 1M context',
-      },
-    ],
-    estimated: [
-      'attention.kvLoraRank',
-      'kvLayers',
-      'stateBytesPerSeq',
-      'sparseAttentionTopK',
-      'moe.activeExperts',
-    ],
-  },
-  {
+    ...DEEPSEEK_V4_FLASH,
     id: 'deepseek-ai/DeepSeek-V4.1-Flash',
     aliases: ['dsv41flash', 'deepseek-v4.1-flash'],
-    totalParamsB: 284,
-    activeParamsB: 13,
-    layers: 43,
-    hiddenSize: 4096,
-    attention: { kind: 'MLA', heads: 64, kvLoraRank: 448, ropeHeadDim: 64 },
-    // Layers 0-1 are sliding-window only; then 21 CSA (ratio 4) and 20 HCA (ratio 128) layers:
-    // 21/4 + 20/128 = 5.4 full-layer equivalents, plus indexer keys, rounded up to 7.
-    kvLayers: 7,
-    stateBytesPerSeq: 43 * 128 * 512 * 2,
-    sparseAttentionTopK: 2048,
-    moe: { experts: 256, activeExperts: 6, sharedExperts: 1 },
-    maxContext: 1048576,
     // 47.2 GiB per rank at TP=4 and 94.4 at TP=2 when GPU-resident (user thread 003): 188.8 GiB in all.
     engramTablesGiB: 188.8,
     sources: [
@@ -146,23 +138,9 @@ export const MODELS: readonly ModelSpec[] = [
         url: 'https://github.com/vllm-project/vllm/pull/57491',
         note: 'V4-Flash backbone plus Engram tables: 47.2 GiB per rank at TP4, 94.4 GiB at TP2 when GPU-resident, host-resident with --engram-config {"cpu_offload":true} (user thread 003)',
       },
-      hf(
-        'deepseek-ai/DeepSeek-V4-Flash',
-        '43 layers, hidden 4096, 64 heads, head_dim 512, 256 routed experts, index_topk 512, sliding_window 128',
-      ),
-      {
-        url: 'https://huggingface.co/deepseek-ai/DeepSeek-V4-Flash',
-        note: '284B total / 13B active, 1M context',
-      },
+      ...DEEPSEEK_V4_FLASH.sources,
     ],
-    estimated: [
-      'engramTablesGiB',
-      'attention.kvLoraRank',
-      'kvLayers',
-      'stateBytesPerSeq',
-      'sparseAttentionTopK',
-      'moe.activeExperts',
-    ],
+    estimated: ['engramTablesGiB', ...DEEPSEEK_V4_FLASH.estimated],
   },
   {
     id: 'Qwen/Qwen3.5-397B-A17B',
