@@ -1,3 +1,4 @@
+import { readInputText } from '../config/read.ts';
 import { type ChangelogMetadata, ChangelogMetadataSchema } from '../schema/changelog-entry.ts';
 import { ChangelogError } from './errors.ts';
 
@@ -72,4 +73,11 @@ export function readChangelogMetadata(text: string, file: string): ChangelogMeta
     `${file}: ${issue?.path.join('.') || '(top)'}: ${issue?.message ?? 'invalid'} — give infx changelog matrix output ` +
       'or its changelog_metadata object ({base_ref, head_ref, entries})',
   );
+}
+
+/** readChangelogMetadata of a file (a bounded, UTF-8 regular file); a clear error naming it otherwise. */
+export function readChangelogMetadataFile(path: string): ChangelogMetadata {
+  const read = readInputText(path, { what: 'changelog metadata' });
+  if ('diagnostic' in read) throw new ChangelogError(read.diagnostic.message);
+  return readChangelogMetadata(read.text, path);
 }

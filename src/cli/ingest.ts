@@ -1,6 +1,4 @@
 import { type Command, Option } from 'commander';
-import { ChangelogError } from '../changelog/errors.ts';
-import { readInputText } from '../config/read.ts';
 import { reportError } from './errors.ts';
 import type { CliIO } from './io.ts';
 
@@ -45,19 +43,15 @@ export function registerIngest(program: Command, io: CliIO, setExit: (code: numb
           { openStore, defaultDbUrl },
           { ingestRunDir },
           { formatIngestReport },
-          { readChangelogMetadata },
+          { readChangelogMetadataFile },
         ] = await Promise.all([
           import('../store/db.ts'),
           import('../store/ingest.ts'),
           import('../store/format.ts'),
           import('../changelog/matrix-file.ts'),
         ]);
-        let changelog: ReturnType<typeof readChangelogMetadata> | undefined;
-        if (flags.changelog !== undefined) {
-          const read = readInputText(flags.changelog, { what: 'changelog metadata' });
-          if ('diagnostic' in read) throw new ChangelogError(read.diagnostic.message);
-          changelog = readChangelogMetadata(read.text, flags.changelog);
-        }
+        const changelog =
+          flags.changelog === undefined ? undefined : readChangelogMetadataFile(flags.changelog);
         const store = await openStore(flags.db ?? defaultDbUrl());
         try {
           const report = await ingestRunDir(store, runDir, {

@@ -1,6 +1,4 @@
 import { type Command, Option } from 'commander';
-import { ChangelogError } from '../changelog/errors.ts';
-import { readInputText } from '../config/read.ts';
 import { defaultActor } from '../store/run-status.ts';
 import { prNumber } from './change-flags.ts';
 import { reportError, UsageError } from './errors.ts';
@@ -42,13 +40,6 @@ async function withStore<T>(flags: StoreFlags, fn: (store: import('../store/db.t
   } finally {
     await store.close();
   }
-}
-
-function changelogFile(path: string | undefined) {
-  if (path === undefined) return undefined;
-  const read = readInputText(path, { what: 'changelog metadata' });
-  if ('diagnostic' in read) throw new ChangelogError(read.diagnostic.message);
-  return read.text;
 }
 
 type SetExit = (code: number) => void;
@@ -118,13 +109,13 @@ export function registerReuse(program: Command, io: CliIO, setExit: SetExit): vo
     .action(
       act(async (runId: string, flags: PrFlags & ActorFlags & { changelog?: string }) => {
         const commits = prCommits(flags);
-        const text = changelogFile(flags.changelog);
-        const [{ applyReuse }, { formatStatusChange }, { readChangelogMetadata }] = await Promise.all([
+        const [{ applyReuse }, { formatStatusChange }, { readChangelogMetadataFile }] = await Promise.all([
           import('../store/change-control.ts'),
           import('../store/format-status.ts'),
           import('../changelog/matrix-file.ts'),
         ]);
-        const changelog = text === undefined ? undefined : readChangelogMetadata(text, flags.changelog!);
+        const changelog =
+          flags.changelog === undefined ? undefined : readChangelogMetadataFile(flags.changelog);
         const { change } = await withStore(flags, (store) =>
           applyReuse(store, runId, {
             pr: flags.pr!,

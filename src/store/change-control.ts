@@ -2,9 +2,9 @@ import type { ChangelogMetadata } from '../schema/changelog-entry.ts';
 import type { ReuseVerdict, RunAudit, StatusChangeReport } from '../schema/store.ts';
 import { runChangelog, writeChangelog } from './changelog.ts';
 import type { Store } from './db.ts';
-import { runById, runsOfPr } from './queries.ts';
+import { runsOfPr } from './queries.ts';
 import { type ReuseRequest, reuseVerdict } from './reuse.ts';
-import { changeRunStatus, RunStatusError, runStatusHistory } from './run-status.ts';
+import { changeRunStatus, runStatusHistory, storedRun } from './run-status.ts';
 import { type StagePr, stageProblem } from './stage.ts';
 
 /**
@@ -12,22 +12,14 @@ import { type StagePr, stageProblem } from './stage.ts';
  * `infx audit` do, given the pull request's commits and label rules the caller read.
  */
 
-async function storedRun(store: Store, runId: string) {
-  const run = await runById(store, runId);
-  if (run === undefined)
-    throw new RunStatusError(
-      `no run '${runId}' in the database ${store.url}: ingest its run directory first (infx ingest runs/${runId})`,
-    );
-  return run;
-}
-
 /** A pinned run's verdict (`runId` given), or the newest stored run of the PR that passes. */
 export async function checkReuse(
   store: Store,
   runId: string | null,
   req: Omit<ReuseRequest, 'pinned'>,
 ): Promise<ReuseVerdict> {
-  if (runId !== null) return reuseVerdict([await storedRun(store, runId)], { ...req, pinned: true });
+  if (runId !== null)
+    return reuseVerdict([await storedRun(store, store.url, runId)], { ...req, pinned: true });
   return reuseVerdict(await runsOfPr(store, req.pr), { ...req, pinned: false });
 }
 
@@ -110,7 +102,7 @@ export async function unstageRun(
 }
 
 export async function runAudit(store: Store, runId: string): Promise<RunAudit> {
-  const run = await storedRun(store, runId);
+  const run = await storedRun(store, store.url, runId);
   const [changelog, events] = await Promise.all([runChangelog(store, runId), runStatusHistory(store, runId)]);
   return { kind: 'run-audit', runId, status: run.status, provenance: run.provenance, changelog, events };
 }

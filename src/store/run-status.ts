@@ -76,6 +76,16 @@ export async function runStatusHistory(d: Db, runId: string): Promise<RunStatusE
   }));
 }
 
+/** The stored run `runId`, or an error saying how to store it. */
+export async function storedRun(d: Db, url: string, runId: string): Promise<StoredRun> {
+  const run = await runById(d, runId);
+  if (run === undefined)
+    throw new RunStatusError(
+      `no run '${runId}' in the database ${url}: ingest its run directory first (infx ingest runs/${runId})`,
+    );
+  return run;
+}
+
 export type StatusRequest = 'stage' | 'unstage' | 'reuse';
 
 /** The event a request makes of a run in `from`, or why the run cannot take it. */
@@ -132,11 +142,7 @@ export async function changeRunStatus(
       // As ingest: changes to one run wait for each other on PostgreSQL (SQLite has one writer at a time).
       if (store.backend === 'postgres')
         await sql`select pg_advisory_xact_lock(hashtext(${`infx-run:${runId}`}))`.execute(db);
-      const run = await runById(db, runId);
-      if (run === undefined)
-        throw new RunStatusError(
-          `no run '${runId}' in the database ${store.url}: ingest its run directory first (infx ingest runs/${runId})`,
-        );
+      const run = await storedRun(db, store.url, runId);
       const t = transition(runId, run.status, req.request);
       if ('refused' in t) throw new RunStatusError(t.refused);
       const problem = await req.check?.(run, db);
