@@ -1,75 +1,17 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { reviewChange } from '../src/review/review.ts';
-import { REPO_ROOT, tmpDir } from './helpers.ts';
+import { REPO_ROOT } from './helpers.ts';
+import { agentic, CONCS, entry, HISTORY, KEY, repo, request, tp2, tp4 } from './review-repo.ts';
 
 /**
  * `infx review` on config PRs rebuilt as git repositories here; the first is user thread 003's: a TP=2
  * search-space row added next to the TP=4 one of an agentic config, where the reference's eval grouping
  * keeps only one of the two topologies' evals.
  */
-
-const agentic = (rows: object[]) => ({
-  image: 'lmsysorg/sglang:v0.5.16-rocm720-mi30x',
-  model: 'Qwen/Qwen3.5-397B-A17B-FP8',
-  'model-prefix': 'qwen3.5',
-  runner: 'cluster:mi355x-amds',
-  precision: 'fp8',
-  framework: 'sglang',
-  multinode: false,
-  scenarios: { 'agentic-coding': [{ 'dram-utilization': 0.6, 'search-space': rows }] },
-});
-const KEY = 'qwen3.5-fp8-mi355x-sglang-agentic-mtp';
-const CONCS = [1, 2, 4, 8, 16, 32, 64, 128];
-const tp4 = { tp: 4, ep: 1, 'spec-decoding': 'mtp', 'kv-offloading': 'none', 'conc-list': CONCS };
-const tp2 = { ...tp4, tp: 2 };
-const RUNNERS = {
-  labels: { 'cluster:mi355x-amds': ['mi355x-amds_00'] },
-  hardware: { 'cluster:mi355x-amds': { 'available-cpu-dram-mib': 3_095_781, 'gpus-per-node': 8 } },
-};
-const entry = (link: string) =>
-  `- config-keys:\n    - ${KEY}\n  description:\n    - "Add TP=2"\n  pr-link: ${link}\n`;
-const HISTORY = entry('https://github.com/SemiAnalysisAI/InferenceX/pull/1');
-
-function repo(): {
-  dir: string;
-  commit(master: object, changelog: string, tag: string, files?: Record<string, string>): void;
-} {
-  const dir = tmpDir('infx-review-');
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir });
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.email', 't@example.com');
-  git('config', 'user.name', 't');
-  mkdirSync(join(dir, 'configs'));
-  return {
-    dir,
-    commit(master, changelog, tag, files = {}) {
-      for (const [path, text] of Object.entries(files)) {
-        mkdirSync(join(dir, path, '..'), { recursive: true });
-        writeFileSync(join(dir, path), text);
-      }
-      writeFileSync(join(dir, 'configs/amd-master.yaml'), yaml.dump(master, { flowLevel: 5 }));
-      writeFileSync(join(dir, 'configs/runners.yaml'), yaml.dump(RUNNERS));
-      writeFileSync(join(dir, 'perf-changelog.yaml'), changelog);
-      git('add', '-A');
-      git('commit', '-q', '--allow-empty', '-m', tag);
-      git('tag', tag);
-    },
-  };
-}
-
-const request = (dir: string, extra: object = {}) => ({
-  cwd: dir,
-  baseRef: 'base',
-  headRef: 'head',
-  changelogFile: 'perf-changelog.yaml',
-  configFiles: ['configs/amd-master.yaml'],
-  runnerConfig: 'configs/runners.yaml',
-  ...extra,
-});
 
 describe('infx review', () => {
   it('finds the eval-grouping collision of user thread 003 at the config key, blocking', async () => {

@@ -4,13 +4,17 @@ import { type ChangelogMatrixRequest, changelogMatrix } from '../changelog/gate.
 import { fileAtRevision } from '../changelog/git.ts';
 import { checkConfigs } from '../check/run.ts';
 import { SourceMap } from '../config/yaml-source.ts';
+import { MatrixError } from '../matrix/errors.ts';
+import { testConfig } from '../matrix/generate.ts';
 import { InfxError } from '../schema/errors.ts';
+import { isSingleNode } from '../schema/matrix-row.ts';
 import type { ReviewFinding, ReviewReport } from '../schema/review.ts';
 import { byteGateFindings } from './byte-gate-findings.ts';
 import { type Change, readChange } from './changes.ts';
 import { deprecatedModels } from './deprecated.ts';
 import { evalGroupingCollisions } from './eval-grouping.ts';
 import { prBodyFindings } from './pr-body.ts';
+import { batchingFindings, type RecipeRows, recipePaths } from './recipe-batching.ts';
 import { nonUpstreamImage, type RecipeFile, recipeFindings } from './recipe-rules.ts';
 
 /**
@@ -18,8 +22,9 @@ import { nonUpstreamImage, type RecipeFile, recipeFindings } from './recipe-rule
  * each with its severity, file:line and the fix. Rules: a config or recipe changed without a changelog
  * entry; the changelog gate and its byte contract; eval-grouping collisions; engine patches without a
  * waiver and compute-reducing --hf-overrides in the changed recipes; non-upstream engine images;
- * deprecated models; every finding of `infx check` on the changed configs (memory, topology, image
- * pinning); with the PR body, its required sections.
+ * deprecated models; what the recipes let the engine batch (max-num-seqs, CUDA graph capture ceiling) at
+ * every point that runs a changed recipe or a changed config; every finding of `infx check` on the
+ * changed configs (memory, topology, image pinning); with the PR body, its required sections.
  */
 
 export interface ReviewRequest extends Omit<ChangelogMatrixRequest, 'trimConc' | 'allEvals' | 'evalsOnly'> {
@@ -156,6 +161,42 @@ function recipeAndImageFindings(req: ReviewRequest, change: Change): ReviewFindi
   return out;
 }
 
+/**
+ * The recipes to read batching off: every changed one, and the one of each changed config, each with
+ * all the single-node rows (of any config) that run it.
+ */
+function recipeRows(req: ReviewRequest, change: Change): RecipeRows[] {
+  const changed = new Set(change.files.filter((f) => RECIPE.test(f)));
+  const texts = new Map<string, string | null>();
+  const text = (path: string) => {
+    if (!texts.has(path))
+      texts.set(path, fileAtRevision(req.cwd, change.head, `./${path}`)?.toString('utf8') ?? null);
+    return texts.get(path) ?? null;
+  };
+  const byPath = new Map<string, RecipeRows['rows'][number][]>();
+  for (const ce of change.configs.entries) {
+    const e = ce.entry as { 'model-prefix'?: unknown; precision?: unknown };
+    const stem = `${String(e['model-prefix'])}_${String(e.precision)}_`;
+    const mine = change.changedKeys.includes(ce.key);
+    if (!mine && ![...changed].some((f) => f.split('/').at(-1)?.startsWith(stem))) continue;
+    let rows: ReturnType<typeof testConfig>;
+    try {
+      rows = testConfig(change.configs, change.runners, { configKeys: [ce.key] });
+    } catch (err) {
+      if (err instanceof MatrixError) continue; // check reports it
+      throw err;
+    }
+    for (const row of rows) {
+      if (!isSingleNode(row)) continue;
+      // The launcher runs the first of its candidates that exists.
+      const path = recipePaths(row).find((p) => text(p) !== null);
+      if (path === undefined || (!mine && !changed.has(path))) continue;
+      byPath.set(path, [...(byPath.get(path) ?? []), { configKey: ce.key, row }]);
+    }
+  }
+  return [...byPath].map(([path, rows]) => ({ path, text: text(path) as string, rows }));
+}
+
 export async function reviewChange(req: ReviewRequest): Promise<ReviewReport> {
   const change = await readChange(req);
   const findings: ReviewFinding[] = [...(await changelogFindings(req, change))];
@@ -173,6 +214,7 @@ export async function reviewChange(req: ReviewRequest): Promise<ReviewReport> {
       }),
     );
   findings.push(...recipeAndImageFindings(req, change));
+  findings.push(...batchingFindings(recipeRows(req, change)));
   findings.push(...(await checkFindings(req, change)));
   if (req.prBody != null) findings.push(...prBodyFindings(readFileSync(req.prBody, 'utf8'), req.prBody));
   const blocking = findings.filter((f) => f.severity === 'blocking').length;
