@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are shell scripts, whose ${…} the shell reader expands
 import { describe, expect, it } from 'vitest';
 import { flagValues } from './shell-values.ts';
 import { arithmetic } from './shell-words.ts';
@@ -61,7 +62,8 @@ describe('flagValues', () => {
   });
 
   it('makes what an undecidable arm, a loop or a case assigns unknown', () => {
-    const undecided = 'SEQS=128\nif command -v rocm-smi; then SEQS=1024; fi\nvllm serve m --max-num-seqs $SEQS';
+    const undecided =
+      'SEQS=128\nif command -v rocm-smi; then SEQS=1024; fi\nvllm serve m --max-num-seqs $SEQS';
     expect(at(undecided)).toEqual([{ flag: '--max-num-seqs', value: null, line: 3, certain: true }]);
     const cased = 'SEQS=128\ncase "$SPEC" in\n  mtp) SEQS=256 ;;\nesac\nvllm serve m --max-num-seqs $SEQS';
     expect(at(cased, { SPEC: 'mtp' })[0]?.value).toBeNull();
@@ -86,7 +88,9 @@ describe('flagValues', () => {
       '  vllm serve m --max-num-seqs 32',
       'fi',
     ].join('\n');
-    expect(at(script, { TP: '4' })).toEqual([{ flag: '--enforce-eager', value: '', line: 2, certain: false }]);
+    expect(at(script, { TP: '4' })).toEqual([
+      { flag: '--enforce-eager', value: '', line: 2, certain: false },
+    ]);
     expect(at(script, { TP: '2' }).map((f) => f.value)).toEqual(['', '32']);
   });
 });

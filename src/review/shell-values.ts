@@ -1,6 +1,5 @@
 import {
   arithmetic,
-  type LogicalLine,
   lineAt,
   logicalLines,
   readWord,
