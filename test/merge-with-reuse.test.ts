@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BotError } from '../src/bot/errors.ts';
@@ -222,8 +222,26 @@ describe('merge-with-reuse: the steps that fail', () => {
     expect(() => git(s.repo.work, 'rev-parse', '-q', '--verify', 'MERGE_HEAD')).toThrow();
     expect(s.pushed()).toBe(s.repo.head);
     expect(s.fake.merges).toEqual([]);
-    // The comment is the flow's first step, before the merge (as in the reference's script).
+    // The comment is the flow's first step, before the merge (as in the reference's script), and it stays.
     expect(s.fake.comments).toEqual(['/reuse-sweep-run']);
+    expect(err.hint).toContain(
+      '/reuse-sweep-run is already posted on PR #42: a later push skips the PR sweep',
+    );
+  });
+
+  it('a push the remote rejects names the prepared commit; the tree is put back', async () => {
+    const s = await setup({ prLink: link(PR), main: 'other-file' });
+    const hook = join(s.repo.bare, 'hooks', 'pre-receive');
+    writeFileSync(hook, '#!/bin/sh\necho "protected branch" >&2\nexit 1\n');
+    chmodSync(hook, 0o755);
+    const err = await refusal(s.run());
+    expect(err.message).toMatch(
+      /^git push -q origin [0-9a-f]{40}:refs\/heads\/pr-branch failed: .*protected branch/s,
+    );
+    expect(err.hint).toMatch(/^the prepared commit is [0-9a-f]{40}: push it yourself/);
+    expect(s.pushed()).toBe(s.repo.head);
+    expect(s.fake.merges).toEqual([]);
+    s.clean();
   });
 
   it('a changelog conflict resolve refuses aborts the merge: Could not safely resolve', async () => {
@@ -399,6 +417,13 @@ describe('merge-with-reuse: preconditions, in order, with their messages', () =>
       expect(err.hint).toMatch(hint);
       untouched(s);
     });
+
+  it('a --base-branch the PR does not merge into is refused after the preconditions', async () => {
+    const s = await setup({ prLink: link(PR), main: 'none' });
+    const err = await refusal(s.run({ baseBranch: 'release' }));
+    expect(err.message).toBe(`PR #${PR} merges into main, not --base-branch release`);
+    untouched(s);
+  });
 
   it('no token: an error naming GITHUB_TOKEN and GH_TOKEN, before anything is asked', async () => {
     const s = await setup({ prLink: link(PR), main: 'none' });

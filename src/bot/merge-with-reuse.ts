@@ -1,4 +1,5 @@
 import { DEFAULT_REPO } from '../changelog/merge.ts';
+import { InfxError } from '../schema/errors.ts';
 import { type WaitOptions, waitForCheck, watchChecks } from './checks.ts';
 import { BotError } from './errors.ts';
 import {
@@ -70,6 +71,72 @@ async function verifyHead(gh: GitHub, req: MergeWithReuseRequest, expected: stri
   );
 }
 
+/**
+ * A step that failed after the comment was posted: the authorization stays on the PR, and the reuse gate
+ * reads only that (changelog-pr-spec §11.5), so the hint says what it means for the next push.
+ */
+function afterComment(err: unknown, n: number): unknown {
+  if (!(err instanceof InfxError)) return err;
+  const note =
+    `${REUSE_COMMAND} is already posted on PR #${n}: a later push skips the PR sweep (the reuse gate reads only ` +
+    'the comment); delete the comment if the PR should sweep again';
+  return new BotError(err.message, err.hint === undefined ? note : `${err.hint}; ${note}`);
+}
+
+/** Steps 2–5 on the work tree: main merged in, the changelog resolved and canonicalized, one commit pushed. */
+function prepareAndPush(
+  req: MergeWithReuseRequest,
+  top: string,
+  repo: string,
+  headRef: string,
+  headSha: string,
+): { sha: string; subject: string } {
+  const { remote, log } = req;
+  const prepared = prepareBranch({
+    top,
+    pr: req.pr,
+    repo,
+    remote,
+    headRef,
+    headSha,
+    baseBranch: req.baseBranch,
+    changelogFile: req.changelogFile,
+    log,
+  });
+  try {
+    log(`pushing ${prepared.sha.slice(0, 12)} (${prepared.subject}) to ${remote} ${headRef}`);
+    pushBranch(top, remote, headRef, prepared.sha);
+  } catch (err) {
+    if (!(err instanceof BotError)) throw err;
+    throw new BotError(
+      err.message,
+      `the prepared commit is ${prepared.sha}: push it yourself (git push ${remote} ${prepared.sha}:refs/heads/${headRef}) or run again`,
+    );
+  } finally {
+    restoreCheckout(top, prepared.restore, log);
+  }
+  return prepared;
+}
+
+/** Steps 5–7 on GitHub: the head verified, check-changelog and then every check waited for, the squash merge. */
+async function checkAndMerge(gh: GitHub, req: MergeWithReuseRequest, sha: string): Promise<string> {
+  const { log } = req;
+  await verifyHead(gh, req, sha);
+  const wait: WaitOptions = {
+    timeoutS: req.checkTimeoutS,
+    pollIntervalS: req.pollIntervalS,
+    log,
+    ...(req.sleep === undefined ? {} : { sleep: req.sleep }),
+  };
+  log(`waiting for ${CHANGELOG_CHECK} on ${sha.slice(0, 12)}`);
+  await waitForCheck(gh, sha, CHANGELOG_CHECK, wait);
+  log(`${CHANGELOG_CHECK} passed; watching every check on ${sha.slice(0, 12)} (fail-fast)`);
+  await watchChecks(gh, sha, wait);
+  await verifyHead(gh, req, sha);
+  log(`squash-merging PR #${req.pr}`);
+  return (await gh.squashMerge(req.pr, sha)).sha;
+}
+
 export async function mergeWithReuse(req: MergeWithReuseRequest): Promise<MergeWithReuseOutcome> {
   const { pr: n, remote, log } = req;
   const top = workTreeTop(req.cwd);
@@ -88,6 +155,11 @@ export async function mergeWithReuse(req: MergeWithReuseRequest): Promise<MergeW
   log(`checking PR #${n} of ${repo}`);
   const facts = await checkPullRequest(gh, n);
   const { pr, reusable } = facts;
+  if (pr.base.ref !== req.baseBranch)
+    throw new BotError(
+      `PR #${n} merges into ${pr.base.ref}, not --base-branch ${req.baseBranch}`,
+      `give --base-branch ${pr.base.ref}`,
+    );
   log(
     `PR #${n}: open, label ${facts.label}, reusable run ${reusable.run.id} on ${reusable.run.head_sha.slice(0, 12)} (${reusable.artifacts.join(', ')})`,
   );
@@ -109,46 +181,23 @@ export async function mergeWithReuse(req: MergeWithReuseRequest): Promise<MergeW
     return { ...base, dryRun: true, plan };
   }
 
-  log(`posting ${REUSE_COMMAND} on PR #${n}`);
+  log(`posting ${REUSE_COMMAND} on PR #${n} (a bare command: it un-pins any run pinned earlier)`);
   await gh.comment(n, REUSE_COMMAND);
-  const prepared = prepareBranch({
-    top,
-    pr: n,
-    repo,
-    remote,
-    headRef: pr.head.ref,
-    headSha: pr.head.sha,
-    baseBranch: req.baseBranch,
-    changelogFile: req.changelogFile,
-    log,
-  });
+  let pushed: { sha: string; subject: string };
+  let mergeSha: string;
   try {
-    log(`pushing ${prepared.sha.slice(0, 12)} (${prepared.subject}) to ${remote} ${pr.head.ref}`);
-    pushBranch(top, remote, pr.head.ref, prepared.sha);
-  } finally {
-    restoreCheckout(top, prepared.restore, log);
+    pushed = prepareAndPush(req, top, repo, pr.head.ref, pr.head.sha);
+    mergeSha = await checkAndMerge(gh, req, pushed.sha);
+  } catch (err) {
+    throw afterComment(err, n);
   }
-  await verifyHead(gh, req, prepared.sha);
-  const wait: WaitOptions = {
-    timeoutS: req.checkTimeoutS,
-    pollIntervalS: req.pollIntervalS,
-    log,
-    ...(req.sleep === undefined ? {} : { sleep: req.sleep }),
-  };
-  log(`waiting for ${CHANGELOG_CHECK} on ${prepared.sha.slice(0, 12)}`);
-  await waitForCheck(gh, prepared.sha, CHANGELOG_CHECK, wait);
-  log(`${CHANGELOG_CHECK} passed; watching every check on ${prepared.sha.slice(0, 12)} (fail-fast)`);
-  await watchChecks(gh, prepared.sha, wait);
-  await verifyHead(gh, req, prepared.sha);
-  log(`squash-merging PR #${n}`);
-  const merged = await gh.squashMerge(n, prepared.sha);
-  log(`PR #${n} merged as ${merged.sha}; main reuses run ${reusable.run.id}'s artifacts`);
+  log(`PR #${n} merged as ${mergeSha}; main reuses run ${reusable.run.id}'s artifacts`);
   return {
     ...base,
     dryRun: false,
     plan: [],
-    pushedSha: prepared.sha,
-    pushedSubject: prepared.subject,
-    mergeSha: merged.sha,
+    pushedSha: pushed.sha,
+    pushedSubject: pushed.subject,
+    mergeSha,
   };
 }

@@ -93,7 +93,8 @@ async function reusableRun(gh: GitHub, n: number, pr: PullRequest, commits: stri
     `PR #${n} has no successful reusable run-sweep.yml run on a current commit`,
     `${runs.length} successful pull_request run(s) of ${workflowFile} on ${pr.head.ref}` +
       (seen.length > 0 ? `: ${seen.slice(0, 5).join('; ')}${seen.length > 5 ? '; …' : ''}` : '') +
-      '; let the sweep run on the current head (or pin a run by hand: /reuse-sweep-run <run_id>)',
+      '; let the sweep run on the current head. To reuse a failed or cancelled run, post `/reuse-sweep-run <run_id>` ' +
+      'yourself and merge without this command (its bare comment would un-pin the run)',
   );
 }
 
