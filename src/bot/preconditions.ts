@@ -60,7 +60,7 @@ function runProblem(run: WorkflowRun, commits: ReadonlySet<string>): string | nu
   if (run.event !== 'pull_request') return `run ${run.id} is a ${run.event} run`;
   if (run.status !== 'completed' || run.conclusion !== 'success')
     return `run ${run.id} has conclusion ${run.conclusion ?? 'none'}`;
-  if (run.path !== undefined && !run.path.startsWith(SWEEP_WORKFLOW))
+  if (run.path !== undefined && run.path !== SWEEP_WORKFLOW && !run.path.startsWith(`${SWEEP_WORKFLOW}@`))
     return `run ${run.id} is from ${run.path}`;
   if (!commits.has(run.head_sha.toLowerCase()))
     return `run ${run.id} is on ${run.head_sha.slice(0, 12)}, no longer a commit of the PR`;
