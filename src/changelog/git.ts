@@ -15,7 +15,8 @@ function checkRef(ref: string, flag: string): void {
     throw new ChangelogError(`${flag} '${ref}' is not a git revision: give a branch, tag or commit`);
 }
 
-function git(cwd: string, args: string[]): { status: number; stdout: Buffer; stderr: string } {
+/** One git command in `cwd`, its arguments never through a shell; git missing is a clear error. */
+export function git(cwd: string, args: string[]): { status: number; stdout: Buffer; stderr: string } {
   const r = spawnSync('git', args, { cwd, maxBuffer: MAX_OUTPUT });
   if (r.error) {
     const code = (r.error as NodeJS.ErrnoException).code;

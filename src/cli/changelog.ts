@@ -1,6 +1,6 @@
-import type { Command } from 'commander';
+import { type Command as Cmd, InvalidArgumentError } from 'commander';
 import { type ChangeFlags, changeOptions, prNumber } from './change-flags.ts';
-import { reportError } from './common.ts';
+import { numberIn, reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 
 interface MatrixFlags extends ChangeFlags {
@@ -14,11 +14,11 @@ interface ValidateFlags extends MatrixFlags {
 }
 
 /** `infx changelog matrix|validate`: the changelog processor and the CI gate (changelog-pr-spec §1.7, §2). */
-export function registerChangelog(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerChangelog(program: Cmd, io: CliIO, setExit: (code: number) => void): void {
   const changelog = program
     .command('changelog')
     .description('perf-changelog.yaml: the points a change runs, and the gate a change must pass');
-  const refs = (cmd: Command) =>
+  const refs = (cmd: Cmd) =>
     changeOptions(cmd)
       .option('--all-evals', 'PR label all-evals: expand evals for every entry, keep throughput')
       .option('--evals-only', 'PR label evals-only: suppress throughput for every entry');
@@ -51,7 +51,7 @@ export function registerChangelog(program: Command, io: CliIO, setExit: (code: n
       }
     });
 
-  const merge = (cmd: Command) =>
+  const merge = (cmd: Cmd) =>
     cmd
       .requiredOption('--pr <number>', 'the PR being merged', prNumber)
       .option('--changelog-file <path>', 'the changelog', 'perf-changelog.yaml')
@@ -83,4 +83,76 @@ export function registerChangelog(program: Command, io: CliIO, setExit: (code: n
         (await import('../changelog/merge-tree.ts')).resolveWorkTree({ cwd: process.cwd(), ...flags }),
       )(),
     );
+
+  registerMergeWithReuse(changelog, io, setExit);
+}
+
+interface MergeWithReuseFlags {
+  pr: number;
+  repo?: string;
+  remote: string;
+  baseBranch: string;
+  changelogFile: string;
+  checkTimeout: number;
+  pollInterval: number;
+  apiUrl?: string;
+  dryRun?: boolean;
+}
+
+function repoName(v: string): string {
+  if (!/^[\w.-]+\/[\w.-]+$/.test(v))
+    throw new InvalidArgumentError(
+      `--repo '${v}' is not owner/name: give e.g. --repo SemiAnalysisAI/InferenceX`,
+    );
+  return v;
+}
+
+/** `infx changelog merge-with-reuse --pr N`: merge_with_reuse.sh as one command (changelog-pr-spec §4.4). */
+function registerMergeWithReuse(changelog: Cmd, io: CliIO, setExit: (code: number) => void): void {
+  changelog
+    .command('merge-with-reuse')
+    .description(
+      'merge a PR so that main reuses its sweep: /reuse-sweep-run, main merged in (changelog resolved), checks, squash merge',
+    )
+    .requiredOption('--pr <number>', 'the PR to merge', prNumber)
+    .option(
+      '--repo <owner/name>',
+      "the PR's repository (default: the remote's GitHub URL, else SemiAnalysisAI/InferenceX)",
+      repoName,
+    )
+    .option('--remote <name>', 'the git remote of the repository', 'origin')
+    .option('--base-branch <branch>', 'the branch the PR merges into', 'main')
+    .option('--changelog-file <path>', 'the changelog', 'perf-changelog.yaml')
+    .option(
+      '--check-timeout <seconds>',
+      'how long to wait for check-changelog, then for all checks',
+      numberIn(0, Number.POSITIVE_INFINITY, true),
+      900,
+    )
+    .option('--poll-interval <seconds>', 'how often to ask GitHub about checks', numberIn(0, 3600, true), 10)
+    .option('--api-url <url>', "GitHub's REST API (default: $GITHUB_API_URL, else https://api.github.com)")
+    .option('--dry-run', 'check every precondition and print the plan; post, push and merge nothing')
+    .action(async (flags: MergeWithReuseFlags) => {
+      try {
+        const { mergeWithReuse } = await import('../bot/merge-with-reuse.ts');
+        const out = await mergeWithReuse({
+          cwd: process.cwd(),
+          pr: flags.pr,
+          repo: flags.repo,
+          remote: flags.remote,
+          baseBranch: flags.baseBranch,
+          changelogFile: flags.changelogFile,
+          checkTimeoutS: flags.checkTimeout,
+          pollIntervalS: flags.pollInterval,
+          apiUrl: flags.apiUrl,
+          dryRun: flags.dryRun === true,
+          log: (line) => io.stderr(`merge-with-reuse: ${line}\n`),
+        });
+        if (out.dryRun) for (const line of out.plan) io.stdout(`would ${line}\n`);
+        else io.stdout(`${out.mergeSha}\n`);
+        setExit(0);
+      } catch (err) {
+        setExit(reportError(err, io));
+      }
+    });
 }

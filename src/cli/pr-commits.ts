@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ChangelogError } from '../changelog/errors.ts';
 import { commitsBetween } from '../changelog/git.ts';
 import { readInputText } from '../config/read.ts';
-import { MODIFIER_LABELS, PRIMARY_LABELS } from '../matrix/labels.ts';
+import { REUSE_LABEL_RULES } from '../matrix/labels.ts';
 import type { LabelRules } from '../store/reuse.ts';
 import { parseCommitList } from '../store/reuse.ts';
 import { UsageError } from './errors.ts';
@@ -46,9 +46,4 @@ export function prCommits(f: PrCommitFlags): Set<string> {
 }
 
 /** The reference's label policy: full-sweep labels may be reused; evals-only and agentx-fast may not. */
-export const LABEL_RULES: LabelRules = {
-  fullSweep: Object.entries(PRIMARY_LABELS)
-    .filter(([, p]) => p.reuseEligible)
-    .map(([l]) => l),
-  incompatible: MODIFIER_LABELS.filter((l) => l !== 'all-evals'),
-};
+export const LABEL_RULES: LabelRules = REUSE_LABEL_RULES;

@@ -24,6 +24,17 @@ export const PRIMARY_LABELS: Readonly<Record<string, PrimaryLabelPolicy>> = {
 /** all-evals expands evals (throughput kept); evals-only drops throughput; agentx-fast shortens agentic runs. */
 export const MODIFIER_LABELS = ['all-evals', 'evals-only', 'agentx-fast'] as const;
 
+/**
+ * The reference's reuse policy (changelog-pr-spec §3.2, §5.4): a run swept under a full-sweep label may stand
+ * in for the merge sweep; evals-only and agentx-fast make it ineligible (all-evals does not).
+ */
+export const REUSE_LABEL_RULES: { fullSweep: readonly string[]; incompatible: readonly string[] } = {
+  fullSweep: Object.entries(PRIMARY_LABELS)
+    .filter(([, p]) => p.reuseEligible)
+    .map(([l]) => l),
+  incompatible: MODIFIER_LABELS.filter((l) => l !== 'all-evals'),
+};
+
 export const CONFLICTING_LABELS_MESSAGE = 'PR has multiple conflicting sweep labels. Pick exactly one.';
 
 export interface LabelDecision {
