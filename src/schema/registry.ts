@@ -14,6 +14,7 @@ import { MatrixRowSchema, MatrixSchema } from './matrix-row.ts';
 import { PointResultSchema } from './point-result.ts';
 import { RequestRecordSchema } from './request-record.ts';
 import { ReviewReportSchema } from './review.ts';
+import { RouterMetricsSchema, RouterOptionsSchema } from './router.ts';
 import { PointAttemptSchema, PointSpecSchema, PointStatusSchema, RunManifestSchema } from './run-dir.ts';
 import { RunnerConfigSchema } from './runners.ts';
 import { ScriptedScriptSchema } from './scripted-script.ts';
@@ -108,6 +109,16 @@ export const SCHEMAS = {
     schema: SignoffReportSchema,
     io: 'output',
     about: "infx signoff verify --format json: each check of a CODEOWNER's sign-off comment, and the verdict",
+  },
+  'router-options': {
+    schema: RouterOptionsSchema,
+    io: 'input',
+    about: 'infx router: the policy and its options (SGLang Model Gateway and Dynamo CLI defaults)',
+  },
+  'router-metrics': {
+    schema: RouterMetricsSchema,
+    io: 'output',
+    about: 'GET /metrics of infx router: per-backend load, requests, estimated hits; requests with no worker',
   },
   'engine-launch': {
     schema: EngineLaunchSchema,
