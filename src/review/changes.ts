@@ -18,13 +18,16 @@ export interface ChangeRequest {
 }
 
 export interface Change {
-  /** The head commit. */
+  /** The base and head commits. */
+  base: string;
   head: string;
   files: string[];
   /** The work tree's inputs, relative to it. */
   configFiles: string[];
   runnerConfig: string;
   configs: MasterConfigs;
+  /** The base's entries of the same config files (null when none of them exists at the base). */
+  baseConfigs: MasterConfigs | null;
   runners: RunnerConfig;
   /** Keys whose entry differs base → head, or that the head adds, in head order. */
   changedKeys: string[];
@@ -53,5 +56,15 @@ export async function readChange(req: ChangeRequest): Promise<Change> {
   const changedKeys = now.configs.entries
     .filter((e) => !isDeepStrictEqual(before?.byKey.get(e.key)?.entry, e.entry))
     .map((e) => e.key);
-  return { head, files, configFiles, runnerConfig, configs: now.configs, runners: now.runners, changedKeys };
+  return {
+    base,
+    head,
+    files,
+    configFiles,
+    runnerConfig,
+    configs: now.configs,
+    baseConfigs: before,
+    runners: now.runners,
+    changedKeys,
+  };
 }

@@ -41,7 +41,7 @@ export function recipePaths(row: MatrixRow): string[] {
 }
 
 /** The environment the reference's workflow exports to a recipe at one point (client-metrics-spec §1). */
-function pointEnv(row: SingleNodeRow, conc: number): Record<string, string> {
+export function pointEnv(row: SingleNodeRow, conc: number): Record<string, string> {
   const env: Record<string, string> = {
     CONC: String(conc),
     TP: String(row.tp),

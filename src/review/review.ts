@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { addedEntries } from '../changelog/diff-additions.ts';
 import { type ChangelogMatrixRequest, changelogMatrix } from '../changelog/gate.ts';
-import { fileAtRevision } from '../changelog/git.ts';
+import { diffOfFile, fileAtRevision } from '../changelog/git.ts';
 import { checkConfigs } from '../check/run.ts';
+import type { MasterConfigs } from '../config/load.ts';
 import { SourceMap } from '../config/yaml-source.ts';
 import { MatrixError } from '../matrix/errors.ts';
 import { testConfig } from '../matrix/generate.ts';
 import { InfxError } from '../schema/errors.ts';
-import { isSingleNode } from '../schema/matrix-row.ts';
+import { isSingleNode, type MatrixRow, type SingleNodeRow } from '../schema/matrix-row.ts';
 import type { ReviewFinding, ReviewReport } from '../schema/review.ts';
+import { type OldPoints, oldPointFindings } from './append-only-reach.ts';
 import { byteGateFindings } from './byte-gate-findings.ts';
 import { type Change, readChange } from './changes.ts';
 import { deprecatedModels } from './deprecated.ts';
@@ -22,7 +25,8 @@ import { nonUpstreamImage, type RecipeFile, recipeFindings } from './recipe-rule
  * each with its severity, file:line and the fix. Rules: a config or recipe changed without a changelog
  * entry; the changelog gate and its byte contract; eval-grouping collisions; engine patches without a
  * waiver and compute-reducing --hf-overrides in the changed recipes; non-upstream engine images;
- * deprecated models; what the recipes let the engine batch (max-num-seqs, CUDA graph capture ceiling) at
+ * deprecated models; in an append-only PR, a recipe change that reaches the points the base already has;
+ * what the recipes let the engine batch (max-num-seqs, CUDA graph capture ceiling) at
  * every point that runs a changed recipe or a changed config; every finding of `infx check` on the
  * changed configs (memory, topology, image pinning); with the PR body, its required sections.
  */
@@ -165,36 +169,95 @@ function recipeAndImageFindings(req: ReviewRequest, change: Change): ReviewFindi
  * The recipes to read batching off: every changed one, and the one of each changed config, each with
  * all the single-node rows (of any config) that run it.
  */
-function recipeRows(req: ReviewRequest, change: Change): RecipeRows[] {
-  const changed = new Set(change.files.filter((f) => RECIPE.test(f)));
+/** A recipe's text at a revision, read once. */
+function recipeTexts(req: ReviewRequest, rev: string): (path: string) => string | null {
   const texts = new Map<string, string | null>();
-  const text = (path: string) => {
+  return (path) => {
     if (!texts.has(path))
-      texts.set(path, fileAtRevision(req.cwd, change.head, `./${path}`)?.toString('utf8') ?? null);
+      texts.set(path, fileAtRevision(req.cwd, rev, `./${path}`)?.toString('utf8') ?? null);
     return texts.get(path) ?? null;
   };
-  const byPath = new Map<string, RecipeRows['rows'][number][]>();
-  for (const ce of change.configs.entries) {
+}
+
+/**
+ * The single-node rows of `configs` that may run one of `recipes` (or all rows of `keys`): entries whose
+ * model prefix and precision start a changed recipe's name, expanded as the matrix does.
+ */
+function* singleNodeRows(
+  configs: MasterConfigs,
+  change: Change,
+  recipes: ReadonlySet<string>,
+  keys: readonly string[] = [],
+): Generator<{ configKey: string; row: SingleNodeRow; mine: boolean }> {
+  for (const ce of configs.entries) {
     const e = ce.entry as { 'model-prefix'?: unknown; precision?: unknown };
     const stem = `${String(e['model-prefix'])}_${String(e.precision)}_`;
-    const mine = change.changedKeys.includes(ce.key);
-    if (!mine && ![...changed].some((f) => f.split('/').at(-1)?.startsWith(stem))) continue;
-    let rows: ReturnType<typeof testConfig>;
+    const mine = keys.includes(ce.key);
+    if (!mine && ![...recipes].some((f) => f.split('/').at(-1)?.startsWith(stem))) continue;
+    let rows: MatrixRow[];
     try {
-      rows = testConfig(change.configs, change.runners, { configKeys: [ce.key] });
+      rows = testConfig(configs, change.runners, { configKeys: [ce.key] });
     } catch (err) {
       if (err instanceof MatrixError) continue; // check reports it
       throw err;
     }
-    for (const row of rows) {
-      if (!isSingleNode(row)) continue;
-      // The launcher runs the first of its candidates that exists.
-      const path = recipePaths(row).find((p) => text(p) !== null);
-      if (path === undefined || (!mine && !changed.has(path))) continue;
-      byPath.set(path, [...(byPath.get(path) ?? []), { configKey: ce.key, row }]);
-    }
+    for (const row of rows) if (isSingleNode(row)) yield { configKey: ce.key, row, mine };
+  }
+}
+
+/**
+ * The recipes to read batching off: every changed one, and the one of each changed config, each with
+ * all the single-node rows (of any config) that run it.
+ */
+function recipeRows(req: ReviewRequest, change: Change): RecipeRows[] {
+  const changed = new Set(change.files.filter((f) => RECIPE.test(f)));
+  const text = recipeTexts(req, change.head);
+  const byPath = new Map<string, RecipeRows['rows'][number][]>();
+  for (const { configKey, row, mine } of singleNodeRows(
+    change.configs,
+    change,
+    changed,
+    change.changedKeys,
+  )) {
+    // The launcher runs the first of its candidates that exists.
+    const path = recipePaths(row).find((p) => text(p) !== null);
+    if (path === undefined || (!mine && !changed.has(path))) continue;
+    byPath.set(path, [...(byPath.get(path) ?? []), { configKey, row }]);
   }
   return [...byPath].map(([path, rows]) => ({ path, text: text(path) as string, rows }));
+}
+
+/** In an append-only PR: the base's points whose recipe the change touches, with both versions of it. */
+function oldPoints(req: ReviewRequest, change: Change): OldPoints[] {
+  const changed = new Set(change.files.filter((f) => RECIPE.test(f)));
+  if (change.baseConfigs === null || changed.size === 0) return [];
+  let appendOnly = false;
+  try {
+    const diff = diffOfFile(req.cwd, change.base, change.head, `./${req.changelogFile}`);
+    appendOnly = addedEntries(diff, req.changelogFile).some((e) => e['append-only']);
+  } catch (err) {
+    if (!(err instanceof InfxError)) throw err; // the gate reports it
+  }
+  if (!appendOnly) return [];
+  const atBase = recipeTexts(req, change.base);
+  const atHead = recipeTexts(req, change.head);
+  const byPath = new Map<string, OldPoints>();
+  for (const { configKey, row } of singleNodeRows(change.baseConfigs, change, changed)) {
+    const basePath = recipePaths(row).find((p) => atBase(p) !== null);
+    if (basePath === undefined) continue;
+    const headPath = recipePaths(row).find((p) => atHead(p) !== null) ?? null;
+    if (headPath === basePath && !changed.has(basePath)) continue;
+    const id = `${basePath}\u0000${headPath}`;
+    const group = byPath.get(id) ?? {
+      basePath,
+      headPath,
+      baseText: atBase(basePath) as string,
+      headText: headPath === null ? null : atHead(headPath),
+      rows: [],
+    };
+    byPath.set(id, { ...group, rows: [...group.rows, { configKey, row }] });
+  }
+  return [...byPath.values()];
 }
 
 export async function reviewChange(req: ReviewRequest): Promise<ReviewReport> {
@@ -215,6 +278,7 @@ export async function reviewChange(req: ReviewRequest): Promise<ReviewReport> {
     );
   findings.push(...recipeAndImageFindings(req, change));
   findings.push(...batchingFindings(recipeRows(req, change)));
+  findings.push(...oldPointFindings(oldPoints(req, change)));
   findings.push(...(await checkFindings(req, change)));
   if (req.prBody != null) findings.push(...prBodyFindings(readFileSync(req.prBody, 'utf8'), req.prBody));
   const blocking = findings.filter((f) => f.severity === 'blocking').length;

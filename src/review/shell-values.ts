@@ -53,7 +53,31 @@ export function flagValues(
   env: Readonly<Record<string, string>>,
   names: ReadonlySet<string>,
 ): FlagValue[] {
+  return interpret(script, env, names).flags;
+}
+
+/**
+ * What a recipe hands the engine at one point: every flag it passes (`--flag=value`, `?` where the value
+ * or its passing is unknown) and every variable it exports, as they stand at the end of the script.
+ */
+export function recipeSurface(
+  script: string,
+  env: Readonly<Record<string, string>>,
+): { flags: string[]; exports: Map<string, Value> } {
+  const { flags, vars, exported } = interpret(script, env, 'all');
+  return {
+    flags: flags.map((f) => `${f.flag}=${f.certain && f.value !== null ? f.value : '?'}`),
+    exports: new Map([...exported].sort().map((name) => [name, vars.get(name) ?? null])),
+  };
+}
+
+function interpret(
+  script: string,
+  env: Readonly<Record<string, string>>,
+  names: ReadonlySet<string> | 'all',
+): { flags: FlagValue[]; vars: Vars; exported: Set<string> } {
   const vars: Vars = new Map(Object.entries(env));
+  const exported = new Set<string>();
   const frames: Frame[] = [];
   const out: FlagValue[] = [];
   const state = (): Branch => frames.at(-1)?.now ?? 'taken';
@@ -104,9 +128,12 @@ export function flagValues(
       if (s === 'skipped' || stmt === '') continue;
       scanFlags(stmt, (i) => lineAt(logical, offset + i), s === 'taken', vars, names, out);
       assign(stmt, vars, s === 'taken' ? null : (frames.at(-1)?.touched ?? new Set()));
+      const exports = /^export\s+(.*)$/.exec(stmt)?.[1];
+      for (const m of exports?.matchAll(/(?:^|\s)([A-Za-z_]\w*)(?==|\s|$)/g) ?? [])
+        exported.add(m[1] as string);
     }
   }
-  return out;
+  return { flags: out, vars, exported };
 }
 
 /** Where an `if` arm runs, from its own test and the arms before it. */
@@ -183,14 +210,14 @@ function scanFlags(
   lineOf: (offset: number) => number,
   certain: boolean,
   vars: Vars,
-  names: ReadonlySet<string>,
+  names: ReadonlySet<string> | 'all',
   out: FlagValue[],
 ): void {
   // `[ … ] && ARGS="--enforce-eager"`: the flag is passed only when the test holds.
   const sure = certain && splitTop(stmt, ['&&', '||']).length === 1;
   for (const m of stmt.matchAll(FLAG)) {
     const flag = m[0].replaceAll('_', '-');
-    if (!names.has(flag)) continue;
+    if (names !== 'all' && !names.has(flag)) continue;
     let at = (m.index ?? 0) + m[0].length;
     const quoted = inDoubleQuotes(stmt, at);
     let hasValue = stmt[at] === '=';
