@@ -6,6 +6,7 @@ import {
   stripComment,
   type Value,
   type Vars,
+  walkQuotes,
 } from './shell-words.ts';
 
 /**
@@ -192,18 +193,7 @@ function assign(stmt: string, vars: Vars, maybe: Set<string> | null): void {
 }
 
 /** Whether `pos` is inside a double-quoted string of `text`. */
-function inDoubleQuotes(text: string, pos: number): boolean {
-  let quote: string | null = null;
-  for (let i = 0; i < pos; i++) {
-    const c = text[i];
-    if (quote) {
-      if (c === quote) quote = null;
-      else if (c === '\\' && quote === '"') i++;
-    } else if (c === "'" || c === '"') quote = c;
-    else if (c === '\\') i++;
-  }
-  return quote === '"';
-}
+const inDoubleQuotes = (text: string, pos: number) => walkQuotes(text, () => false, pos).quote === '"';
 
 function scanFlags(
   stmt: string,

@@ -38,19 +38,32 @@ export function lineAt(l: LogicalLine, at: number): number {
   return l.line + l.breaks.filter((b) => b <= at).length;
 }
 
-/** The text up to an unquoted `#` that starts a comment. */
-export function stripComment(text: string): string {
+/**
+ * Walks `text` (up to `end`) as the shell quotes it, asking `stop` at each unquoted character: where it
+ * stopped (or `end`), and the quote open there.
+ */
+export function walkQuotes(
+  text: string,
+  stop: (i: number) => boolean,
+  end = text.length,
+): { at: number; quote: string | null } {
   let quote: string | null = null;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = 0; i < end; i++) {
     const c = text[i];
     if (quote) {
       if (c === quote) quote = null;
       else if (c === '\\' && quote === '"') i++;
     } else if (c === "'" || c === '"') quote = c;
     else if (c === '\\') i++;
-    else if (c === '#' && (i === 0 || /\s/.test(text[i - 1] ?? ''))) return text.slice(0, i);
+    else if (stop(i)) return { at: i, quote: null };
   }
-  return text;
+  return { at: end, quote };
+}
+
+/** The text up to an unquoted `#` that starts a comment. */
+export function stripComment(text: string): string {
+  const { at } = walkQuotes(text, (i) => text[i] === '#' && (i === 0 || /\s/.test(text[i - 1] ?? '')));
+  return text.slice(0, at);
 }
 
 /** The end (exclusive) of a `(`…`)` group opened at `open`, or -1. */
