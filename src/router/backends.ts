@@ -35,10 +35,15 @@ export function parseBackends(values: readonly string[]): Backend[] {
         'write it as http://HOST:PORT, e.g. --backend http://127.0.0.1:8000',
       );
     }
+    if (u.protocol === 'https:')
+      throw new RouterUsageError(
+        `--backend '${value}': the router speaks plain http to its backends, not https`,
+        'pass an http:// URL (put TLS in front of the router, not behind it)',
+      );
     if (u.protocol !== 'http:')
       throw new RouterUsageError(
-        `--backend '${value}': the router speaks plain http to its backends, not ${u.protocol.replace(':', '')}`,
-        'pass an http:// URL (put TLS in front of the router, not behind it)',
+        `--backend '${value}' is not an http:// URL`,
+        'write it as http://HOST:PORT, e.g. --backend http://127.0.0.1:8000',
       );
     if ((u.pathname !== '/' && u.pathname !== '') || u.search !== '' || u.hash !== '' || u.username !== '')
       throw new RouterUsageError(
