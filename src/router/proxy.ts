@@ -183,6 +183,7 @@ export async function startRouterProxy(opts: RouterProxyOptions): Promise<Router
           : {}),
       },
     });
+    upstream.setNoDelay(true); // chunks go out as they come, not behind Nagle and a delayed ACK
     const onClientClose = () => {
       if (res.writableFinished) return;
       upstream.destroy();
