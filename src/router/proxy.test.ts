@@ -179,6 +179,33 @@ describe('infx router: routing through the policies', () => {
     expect((await metrics(proxy)).workers.map((w) => w.load)).toEqual([0, 0, 0]);
   });
 
+  it('kv-aware without KV events sends a prefix back to the backend its routing history put it on', async () => {
+    const bs = await backends(2);
+    const proxy = await router(bs, { policy: 'kv-aware', kvAware: { kvEvents: false } });
+    const a = 'a'.repeat(640); // 160 tokens estimated at 4 characters each: 10 blocks of 16
+    const x = open(proxy.url, '/v1/completions', completion('x'.repeat(640)));
+    const ex = await bs[0]!.next(); // all costs equal: the lower index
+    const first = open(proxy.url, '/v1/completions', completion(a));
+    const ea = await bs[1]!.next(); // b0 carries x's prefill and blocks
+    for (const [e, c] of [
+      [ea, first],
+      [ex, x],
+    ] as const) {
+      e.res.writeHead(200).end('ok');
+      await (await c).rest();
+    }
+    // Both idle now: b0 costs 11 blocks of prefill + 11 of decode; b1 holds a's 10 blocks, so 1 + 11.
+    const again = open(proxy.url, '/v1/completions', completion(`${a}${'b'.repeat(64)}`));
+    const e = await bs[1]!.next();
+    e.res.writeHead(200).end('ok');
+    await (await again).rest();
+    expect((await metrics(proxy)).workers[1]!.estimatedHits).toEqual({
+      unit: 'blocks',
+      matched: 10,
+      total: 21,
+    });
+  });
+
   it('answers 503 with the reason when no backend is healthy', async () => {
     const [b] = await backends(1);
     const proxy = await router([b!]);
