@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getJson, open, sseChunk, TestBackend } from '../../test/support/router-backend.ts';
 import { type RouterMetrics, RouterMetricsSchema, type RouterOptionsInput } from '../schema/router.ts';
@@ -116,6 +118,44 @@ describe('infx router: streaming', () => {
     expect(e.res.writableFinished).toBe(false);
     const m = await metrics(proxy);
     expect(m.workers[0]).toMatchObject({ load: 0, failed: 1, completed: 0 });
+  });
+
+  it('holds the backend back while the client does not read (backpressure), then delivers every byte', async () => {
+    const [b] = await backends(1);
+    const proxy = await router([b!]);
+    const response = new Promise<http.IncomingMessage>((resolve) =>
+      http
+        .request(`${proxy.url}/v1/completions`, { method: 'POST', agent: false }, resolve)
+        .end(JSON.stringify(completion('big'))),
+    );
+    const e = await b!.next();
+    e.res.writeHead(200, { 'content-type': 'text/event-stream' });
+    e.res.flushHeaders();
+    const res = await response;
+    res.pause(); // the client reads nothing for now
+    const piece = Buffer.alloc(256 * 1024, 'a');
+    const cap = 256; // 64 MiB: far more than the sockets on both sides buffer
+    // The backend writes as fast as its socket takes it. It stalls (no 'drain' for a while: the trigger to
+    // look, not what is asserted) once the router stops reading because the client's socket is full.
+    let written = 0;
+    while (written < cap) {
+      written++;
+      if (e.res.write(piece)) continue;
+      const drained = await Promise.race([
+        once(e.res, 'drain').then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 300)),
+      ]);
+      if (!drained) break;
+    }
+    expect(written).toBeLessThan(cap); // without backpressure the router would have swallowed all 64 MiB
+    let received = 0;
+    res.on('data', (c: Buffer) => {
+      received += c.length;
+    });
+    res.resume();
+    e.res.end();
+    await once(res, 'end');
+    expect(received).toBe(written * piece.length);
   });
 
   it('sends a body over the limit back with 413 and never routes it', async () => {
