@@ -133,7 +133,13 @@ function readBody(
 
 export async function startRouterProxy(opts: RouterProxyOptions): Promise<RouterProxy> {
   const backends: Backend[] = parseBackends(opts.backends);
-  const options = RouterOptionsSchema.parse(opts.router ?? {});
+  const parsed = RouterOptionsSchema.safeParse(opts.router ?? {});
+  if (!parsed.success)
+    throw new RouterUsageError(
+      `bad router options: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      'see infx router --help for each flag’s range',
+    );
+  const options = parsed.data;
   if (options.policy === 'kv-aware' && options.kvAware.kvEvents)
     throw new RouterUsageError(
       '--policy kv-aware with --kv-events (the default) needs the engines’ KV block hashes, which the router cannot fetch from its backends yet',
