@@ -5,6 +5,8 @@
  * rounds in the same run. For every request the client stamps the first body chunk (TTFT) and the end of
  * the body (E2E); the table gives p50 and p99 of each, direct and routed, and the added latency
  * (routed − direct at the same percentile). Target (issue 18): added p99 under 0.2 ms at 1,000 streams.
+ * A third path, a bare TCP pipe process (no HTTP, no routing), shows the floor any user-space proxy has on
+ * the machine the bench runs on.
  *
  *   npm run bench:router
  *   npm run bench:router -- --rounds 2 --requests 2 --tokens 8      # smaller
@@ -57,6 +59,36 @@ async function startProc(args: string[], nodeArgs: string[] = []): Promise<Proc>
       if (m) resolve(m[1]!);
     });
     child.once('exit', (code) => reject(new Error(`infx ${args[0]} exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+/**
+ * The floor of any user-space proxy on this machine: a process that only pipes each TCP connection to the
+ * backend (no HTTP parsing, no routing), run the same way as the router.
+ */
+const PIPE = `
+const net = require('node:net');
+const [host, port] = process.argv[1].split(':');
+const server = net.createServer((client) => {
+  client.setNoDelay(true);
+  const up = net.connect(Number(port), host);
+  up.setNoDelay(true);
+  client.pipe(up).pipe(client);
+  client.on('error', () => up.destroy());
+  up.on('error', () => client.destroy());
+});
+server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+async function startPipe(backend: string): Promise<Proc> {
+  const child = spawn(process.execPath, ['-e', PIPE, new URL(backend).host], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.once('data', (c: Buffer) => resolve(/listening on (\S+)/.exec(c.toString())![1]!));
+    child.once('exit', (code) => reject(new Error(`the TCP pipe exited with ${code}`)));
   });
   return { url, child };
 }
@@ -147,6 +179,7 @@ async function main() {
     ['router', '--backend', server.url, '--port', '0', '--policy', 'round-robin', '--health-interval', '0'],
     PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] : [],
   );
+  const pipe = await startPipe(server.url);
   const agent = new http.Agent({
     keepAlive: true,
     maxSockets: Number.POSITIVE_INFINITY,
@@ -154,62 +187,69 @@ async function main() {
   });
   console.log(
     `bench/router: scripted server ${server.url} (TTFT ${TTFT_MS} ms, ITL ${ITL_MS} ms, ${TOKENS} tokens), ` +
-      `router ${router.url}; ${ROUNDS} rounds × ${REQUESTS} requests per stream, direct and routed alternating`,
+      `router ${router.url}, TCP pipe ${pipe.url}; ${ROUNDS} rounds × ${REQUESTS} requests per stream, ` +
+      'direct, router and pipe in turn',
   );
+  const paths = [
+    { name: 'direct', proc: server },
+    { name: 'router', proc: router },
+    { name: 'pipe', proc: pipe },
+  ];
   const lines: string[] = [];
   const cpuLines: string[] = [];
   let verdict = '';
   try {
     for (const streams of LEVELS) {
-      // Warm-up: open the connections (client → server, client → router → server) before measuring.
-      await round(agent, server.url, streams, 1);
-      await round(agent, router.url, streams, 1);
-      const direct = { ttft: [] as number[], e2e: [] as number[] };
-      const routed = { ttft: [] as number[], e2e: [] as number[] };
-      let routerCpu = 0;
+      // Warm-up: open every connection (client → server, client → router → server, …) before measuring.
+      for (const p of paths) await round(agent, p.proc.url, streams, 1);
+      const got = paths.map(() => ({ ttft: [] as number[], e2e: [] as number[], cpu: 0 }));
       for (let r = 0; r < ROUNDS; r++) {
-        const d = await round(agent, server.url, streams, REQUESTS);
-        const cpu0 = cpuSeconds(router.child.pid);
-        const x = await round(agent, router.url, streams, REQUESTS);
-        const cpu1 = cpuSeconds(router.child.pid);
-        if (cpu0 !== null && cpu1 !== null) routerCpu += cpu1 - cpu0;
-        direct.ttft.push(...d.ttft);
-        direct.e2e.push(...d.e2e);
-        routed.ttft.push(...x.ttft);
-        routed.e2e.push(...x.e2e);
+        for (const [i, p] of paths.entries()) {
+          const cpu0 = cpuSeconds(p.proc.child.pid);
+          const x = await round(agent, p.proc.url, streams, REQUESTS);
+          const cpu1 = cpuSeconds(p.proc.child.pid);
+          if (cpu0 !== null && cpu1 !== null) got[i]!.cpu += cpu1 - cpu0;
+          got[i]!.ttft.push(...x.ttft);
+          got[i]!.e2e.push(...x.e2e);
+        }
       }
-      const n = routed.ttft.length;
-      cpuLines.push(
-        `${String(streams).padStart(7)} streams: router CPU ${((routerCpu / n) * 1000).toFixed(3)} ms per request, ` +
-          `${((routerCpu / (n * (TOKENS + 2))) * 1e6).toFixed(1)} µs per chunk relayed (${n} requests)`,
-      );
-      for (const metric of ['ttft', 'e2e'] as const) {
-        const ds = sorted(direct[metric]);
-        const rs = sorted(routed[metric]);
-        const row = [50, 99].map((p) => {
-          const a = percentile(ds, p);
-          const b = percentile(rs, p);
-          return { a, b, added: b - a, ratio: b / a };
-        });
-        lines.push(
-          `${String(streams).padStart(7)} ${metric.padEnd(5)} ${String(ds.length).padStart(6)}` +
-            row.map((c) => `${f(c.a)}${f(c.b)}${f(c.added)}${c.ratio.toFixed(4).padStart(8)}`).join(''),
+      for (const [i, p] of paths.entries()) {
+        if (i === 0) continue;
+        const n = got[i]!.ttft.length;
+        const cpu = got[i]!.cpu;
+        cpuLines.push(
+          `${String(streams).padStart(7)} streams: ${p.name} CPU ${((cpu / n) * 1000).toFixed(3)} ms per request, ` +
+            `${((cpu / (n * (TOKENS + 2))) * 1e6).toFixed(1)} µs per chunk relayed (${n} requests)`,
         );
-        if (streams === 1000 && metric === 'ttft')
-          verdict =
-            `added TTFT p99 at 1,000 streams: ${row[1]!.added.toFixed(3)} ms ` +
-            `(target < 0.2 ms: ${row[1]!.added < 0.2 ? 'met' : 'NOT met'})`;
+      }
+      for (const metric of ['ttft', 'e2e'] as const) {
+        const base = sorted(got[0]![metric]);
+        const b50 = percentile(base, 50);
+        const b99 = percentile(base, 99);
+        for (const [i, p] of paths.entries()) {
+          const xs = sorted(got[i]![metric]);
+          const p50 = percentile(xs, 50);
+          const p99 = percentile(xs, 99);
+          lines.push(
+            `${String(streams).padStart(7)} ${metric.padEnd(5)}${p.name.padStart(7)}${String(xs.length).padStart(6)}` +
+              `${f(p50)}${f(p99)}${i === 0 ? '        —        —      —' : `${f(p50 - b50)}${f(p99 - b99)}${(p99 / b99).toFixed(3).padStart(7)}`}`,
+          );
+          if (streams === 1000 && metric === 'ttft' && p.name === 'router')
+            verdict =
+              `added TTFT p99 at 1,000 streams: ${(p99 - b99).toFixed(3)} ms through infx router ` +
+              `(target < 0.2 ms: ${p99 - b99 < 0.2 ? 'met' : 'NOT met'})`;
+        }
       }
     }
   } finally {
     agent.destroy();
+    await stop(pipe);
     await stop(router);
     await stop(server);
   }
   console.log(
-    `\n${'streams'.padStart(7)} ${'what'.padEnd(5)} ${'n'.padStart(6)}` +
-      `${'p50 dir'.padStart(9)}${'p50 rtr'.padStart(9)}${'added'.padStart(9)}${'ratio'.padStart(8)}` +
-      `${'p99 dir'.padStart(9)}${'p99 rtr'.padStart(9)}${'added'.padStart(9)}${'ratio'.padStart(8)}   (ms)`,
+    `\n${'streams'.padStart(7)} ${'what'.padEnd(5)}${'path'.padStart(7)}${'n'.padStart(6)}` +
+      `${'p50'.padStart(9)}${'p99'.padStart(9)}${'+p50'.padStart(9)}${'+p99'.padStart(9)}${'p99 ×'.padStart(7)}   (ms; + is against direct)`,
   );
   for (const l of lines) console.log(l);
   console.log('');
