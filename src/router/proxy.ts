@@ -182,7 +182,7 @@ export async function startRouterProxy(opts: RouterProxyOptions): Promise<Router
       method: req.method,
       path: req.url,
       headers: {
-        ...forwardHeaders(req.headers, ['host', 'content-length']),
+        ...forwardHeaders(req.headers, ['host', 'content-length', 'expect']),
         host: `${backend.hostname.includes(':') ? `[${backend.hostname}]` : backend.hostname}:${backend.port}`,
         ...(body.length > 0 || req.method === 'POST' || req.method === 'PUT'
           ? { 'content-length': body.length }
