@@ -46,7 +46,17 @@ export class HealthChecker {
     this.successes = target.urls.map(() => 0);
   }
 
-  async poll(): Promise<void> {
+  private running: Promise<void> | null = null;
+
+  /** One poll of every backend; a call while one is still running waits for that one instead. */
+  poll(): Promise<void> {
+    this.running ??= this.pollOnce().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async pollOnce(): Promise<void> {
     const results = await Promise.all(
       this.target.urls.map((url) => probe(url, this.agent, this.options.timeoutMs)),
     );
