@@ -48,6 +48,7 @@ describe('the commands registered', () => {
       'compare',
       'plot',
       'serve',
+      'router',
       'demo',
       'trace',
       'help',

@@ -45,6 +45,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['compare', async () => (await import('./compare.ts')).registerCompare],
   ['plot', async () => (await import('./plot.ts')).registerPlot],
   ['serve', async () => (await import('./serve.ts')).registerServe],
+  ['router', async () => (await import('./router.ts')).registerRouter],
   [
     'demo',
     async () => {
