@@ -123,7 +123,8 @@ function readRun(runDir: string): Map<string, Measured> {
         outputTokens: q.outputTokens.server ?? q.outputTokens.client,
       }));
     const setup = setupOfRow(p.row);
-    if ('prefill' in setup) throw new Error('bench:sim replays single-engine points only');
+    if ('prefill' in setup || 'replicas' in setup)
+      throw new Error('bench:sim replays single-engine points only');
     const pr = predictPoint({
       ...setup,
       isl: p.row.isl as number,

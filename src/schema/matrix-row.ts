@@ -162,6 +162,13 @@ export function rowKind(r: MatrixRow): RowKind {
 export const rowConcs = (r: MatrixRow): number[] => (Array.isArray(r.conc) ? r.conc : [r.conc]);
 
 /**
+ * The identical engines of a multi-node row that serves aggregated (no decode pool), which a router
+ * balances (packed TP4: two TP4 servers on one 8-GPU node); 1 for every other row.
+ */
+export const aggregatedWorkers = (r: MatrixRow): number =>
+  isMultiNode(r) && r.decode['num-worker'] === 0 ? Math.max(1, r.prefill['num-worker']) : 1;
+
+/**
  * The row as a record of its fields by name, for code that treats every field alike (canonical keys,
  * key-by-key comparison). The same object, not a copy: writes through it change the row.
  */

@@ -183,7 +183,7 @@ export function planPoints(
       const base = resultName(row, [conc]);
       const n = (seen.get(base) ?? 0) + 1;
       seen.set(base, n);
-      const multi = isMultiNode(row);
+      const split = isMultiNode(row) && row.prefill['num-worker'] > 0 && row.decode['num-worker'] > 0;
       const pointId = n === 1 ? base : `${base}~${n}`;
       // The point id names a folder: a row whose names would climb out of the run directory is refused.
       const bad = pointIdProblem(pointId);
@@ -202,10 +202,11 @@ export function planPoints(
         canary: false,
         conc,
         row,
+        // The prefill/decode split exists where both pools do; an aggregated pool's GPUs all serve both.
         gpus: {
           total: rowGpus(row),
-          prefill: multi ? workerGpus(row.prefill) : null,
-          decode: multi ? workerGpus(row.decode) : null,
+          prefill: split ? workerGpus(row.prefill) : null,
+          decode: split ? workerGpus(row.decode) : null,
         },
         bench: benchOf(row, conc, opts, corpus as TraceCorpus | null),
         engine: { ...opts.engine, faults: [] },

@@ -127,26 +127,13 @@ export class DisaggCluster implements Paced {
   gauges(): EngineGauges {
     const pre = this.prefill.map((e) => e.gauges());
     const dec = this.decode.map((e) => e.gauges());
-    const all = [...pre, ...dec];
     const sum = (gs: EngineGauges[], f: (g: EngineGauges) => number) => gs.reduce((a, g) => a + f(g), 0);
-    const queries = sum(all, (g) => g.prefixCacheQueries);
-    const hits = sum(all, (g) => g.prefixCacheHits);
     return {
-      nowMs: Math.max(...all.map((g) => g.nowMs)),
-      running: sum(all, (g) => g.running),
-      waiting: sum(all, (g) => g.waiting) + this.transfers.length,
-      kvUsage: sum(dec, (g) => g.kvUsage) / dec.length,
-      kvCapacityTokens: sum(dec, (g) => g.kvCapacityTokens),
-      prefixCacheHitRate: queries > 0 ? hits / queries : 0,
-      prefixCacheQueries: queries,
-      prefixCacheHits: hits,
-      hostKv: sumHostKv(all),
-      preemptionsTotal: sum(all, (g) => g.preemptionsTotal),
+      ...sumGauges([...pre, ...dec], dec),
+      waiting: sum([...pre, ...dec], (g) => g.waiting) + this.transfers.length,
       promptTokensTotal: sum(pre, (g) => g.promptTokensTotal),
       // Prefill workers generate exactly the first tokens, decode workers the rest.
-      generationTokensTotal: sum(all, (g) => g.generationTokensTotal),
       requestsFinishedTotal: sum(dec, (g) => g.requestsFinishedTotal),
-      stepsTotal: sum(all, (g) => g.stepsTotal),
     };
   }
 
@@ -255,7 +242,8 @@ export class DisaggCluster implements Paced {
   }
 }
 
-function leastLoaded(engines: readonly SimEngine[]): SimEngine {
+/** The engine with the fewest requests running and waiting (the first of a tie). */
+export function leastLoaded(engines: readonly SimEngine[]): SimEngine {
   let best = engines[0]!;
   let load = Number.POSITIVE_INFINITY;
   for (const e of engines) {
@@ -266,6 +254,30 @@ function leastLoaded(engines: readonly SimEngine[]): SimEngine {
     }
   }
   return best;
+}
+
+/** Workers' gauges summed; KV usage and capacity over `kvPool`, the workers that hold running KV. */
+export function sumGauges(all: readonly EngineGauges[], kvPool: readonly EngineGauges[]): EngineGauges {
+  const sum = (gs: readonly EngineGauges[], f: (g: EngineGauges) => number) =>
+    gs.reduce((a, g) => a + f(g), 0);
+  const queries = sum(all, (g) => g.prefixCacheQueries);
+  const hits = sum(all, (g) => g.prefixCacheHits);
+  return {
+    nowMs: Math.max(...all.map((g) => g.nowMs)),
+    running: sum(all, (g) => g.running),
+    waiting: sum(all, (g) => g.waiting),
+    kvUsage: sum(kvPool, (g) => g.kvUsage) / kvPool.length,
+    kvCapacityTokens: sum(kvPool, (g) => g.kvCapacityTokens),
+    prefixCacheHitRate: queries > 0 ? hits / queries : 0,
+    prefixCacheQueries: queries,
+    prefixCacheHits: hits,
+    hostKv: sumHostKv(all),
+    preemptionsTotal: sum(all, (g) => g.preemptionsTotal),
+    promptTokensTotal: sum(all, (g) => g.promptTokensTotal),
+    generationTokensTotal: sum(all, (g) => g.generationTokensTotal),
+    requestsFinishedTotal: sum(all, (g) => g.requestsFinishedTotal),
+    stepsTotal: sum(all, (g) => g.stepsTotal),
+  };
 }
 
 /** The workers' host tiers summed (null when none has one). */

@@ -2,10 +2,11 @@ import { goldenAcceptanceLength, recipeSpec } from '../../catalog/golden-al.ts';
 import { CatalogError, model as catalogModel } from '../../catalog/index.ts';
 import { PRECISIONS, type Precision } from '../../schema/catalog.ts';
 import { InfxError } from '../../schema/errors.ts';
+import { isAggregate, type RowSetup } from './aggregate.ts';
 import { type SimSetup, SimSetupError } from './config.ts';
-import type { DisaggSetup } from './disagg.ts';
 import { PredictError, type PredictMethod, type PredictResult, predictPoint } from './predict.ts';
 import { predictDisagg } from './predict-disagg.ts';
+import { predictReplicas } from './predict-replicas.ts';
 import type { SpecDecodingConfig } from './spec-decode.ts';
 
 /**
@@ -141,10 +142,10 @@ function requireInt(r: Row, k: string, where: string, dflt?: number): number {
 /**
  * A matrix row as the engine(s) it describes: a single-node row is one engine; a multi-node row with a
  * decode pool is a disaggregated cluster (each pool with its own workers and parallelism); a multi-node
- * row without one (decode num-worker 0) is an aggregated engine with the prefill entry's parallelism,
- * whose per-GPU figures are those of one of its identical workers. Shared by predict and `sim serve --point`.
+ * row without one (decode num-worker 0) is an aggregated pool of num-worker identical engines with the
+ * prefill entry's parallelism (one engine when num-worker is 1). Shared by predict and `sim serve --point`.
  */
-export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row'): SimSetup | DisaggSetup {
+export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row'): RowSetup {
   const precision = str(r, 'precision');
   if (!(PRECISIONS as readonly string[]).includes(precision)) {
     throw new RowsError(`${where}: precision '${precision}' is not one of ${PRECISIONS.join(', ')}`);
@@ -174,7 +175,12 @@ export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row'): S
   });
   if (!isRecord(r.prefill) || !isRecord(r.decode)) return engine(r, where);
   const workers = (p: Row) => (Number.isInteger(p['num-worker']) ? (p['num-worker'] as number) : 1);
-  if (workers(r.decode) === 0) return engine(r.prefill, `${where} prefill`);
+  if (workers(r.decode) === 0) {
+    const one = engine(r.prefill, `${where} prefill`);
+    const replicas = workers(r.prefill);
+    if (replicas < 1) throw new RowsError(`${where}: no workers (prefill and decode num-worker are 0)`);
+    return replicas === 1 ? one : { replicas, setup: one };
+  }
   return {
     prefill: { workers: workers(r.prefill), setup: engine(r.prefill, `${where} prefill`) },
     decode: { workers: workers(r.decode), setup: engine(r.decode, `${where} decode`) },
@@ -212,11 +218,17 @@ function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): P
     ...(opts.method !== undefined ? { method: opts.method } : {}),
     ...(opts.numPrompts !== undefined ? { numPrompts: opts.numPrompts } : {}),
   };
+  const seed = opts.seed !== undefined ? { workloadSeed: opts.seed } : {};
   const prediction =
     'prefill' in setup
       ? predictDisagg(setup, w)
-      : predictPoint({ ...setup, ...w, ...(opts.seed !== undefined ? { workloadSeed: opts.seed } : {}) });
-  const spec = 'prefill' in setup ? setup.prefill.setup.spec : setup.spec;
+      : isAggregate(setup)
+        ? predictReplicas(setup.replicas, w.concurrency, (concurrency) =>
+            predictPoint({ ...setup.setup, ...w, concurrency, ...seed }),
+          )
+        : predictPoint({ ...setup, ...w, ...seed });
+  const spec =
+    'prefill' in setup ? setup.prefill.setup.spec : isAggregate(setup) ? setup.setup.spec : setup.spec;
   return { ...id, status: 'ok', prediction, acceptanceLength: spec?.acceptanceLength ?? null };
 }
 

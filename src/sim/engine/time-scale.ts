@@ -1,5 +1,5 @@
+import { isAggregate, isDisaggSetup, type RowSetup } from './aggregate.ts';
 import { resolveSim, type SimSetup } from './config.ts';
-import type { DisaggSetup } from './disagg.ts';
 import type { BatchEntry } from './perf-model.ts';
 
 /**
@@ -44,8 +44,6 @@ export interface ScaleChoice {
   seqs: number;
 }
 
-const isDisagg = (s: SimSetup | DisaggSetup): s is DisaggSetup => 'prefill' in s && 'decode' in s;
-
 /** The predicted decode step of `seqs` requests at the workload's mean context. */
 function decodeStepMs(setup: SimSetup, seqs: number, load: PointLoad): number {
   const resolved = resolveSim({ ...setup, maxNumSeqs: Math.max(256, seqs) });
@@ -83,11 +81,15 @@ export function hostSlowdown(): number {
 const REFERENCE_NS_PER_CHUNK = 3600;
 
 /** The fastest time scale this host sustains for the point. */
-export function chooseTimeScale(setup: SimSetup | DisaggSetup, load: PointLoad, slowdown = 1): ScaleChoice {
+export function chooseTimeScale(setup: RowSetup, load: PointLoad, slowdown = 1): ScaleChoice {
   let stepMs: number;
   let seqs: number;
   let engines = 1;
-  if (isDisagg(setup)) {
+  if (isAggregate(setup)) {
+    seqs = Math.ceil(load.concurrency / setup.replicas);
+    stepMs = decodeStepMs(setup.setup, seqs, load);
+    engines = setup.replicas;
+  } else if (isDisaggSetup(setup)) {
     seqs = Math.ceil(load.concurrency / setup.decode.workers);
     stepMs = decodeStepMs(setup.decode.setup, seqs, load);
     engines = setup.prefill.workers + setup.decode.workers;

@@ -1,5 +1,6 @@
-import { createSimEngine, type ResolvedSim, type SimSetup } from '../engine/config.ts';
-import { DisaggCluster, type DisaggSetup } from '../engine/disagg.ts';
+import { AggregatePool, isAggregate, isDisaggSetup, type RowSetup } from '../engine/aggregate.ts';
+import { createSimEngine, type ResolvedSim } from '../engine/config.ts';
+import { DisaggCluster } from '../engine/disagg.ts';
 import { BLOCK_SIZE } from '../engine/kv-cache.ts';
 import type { Pacer } from '../engine/pacer.ts';
 import type { EngineGauges, EngineHooks, SimRequest } from '../engine/types.ts';
@@ -17,9 +18,32 @@ export interface Backend {
   describe: Record<string, unknown>;
 }
 
-export const isDisagg = (s: SimSetup | DisaggSetup): s is DisaggSetup => 'prefill' in s && 'decode' in s;
+export const isDisagg = isDisaggSetup;
 
-export function backendOf(setup: SimSetup | DisaggSetup, hooks: EngineHooks): Backend {
+export function backendOf(setup: RowSetup, hooks: EngineHooks): Backend {
+  if (isAggregate(setup)) {
+    const pool = new AggregatePool(setup, hooks);
+    const r = pool.resolved;
+    return {
+      submit: (req, atMs) => pool.submit(req, atMs),
+      abort: (id) => pool.abort(id),
+      gauges: () => pool.gauges(),
+      run: (pacer) => pool.runRealtime({ timeScale: pacer.timeScale }, pacer),
+      resolved: r,
+      gpus: pool.gpus,
+      // One request lives on one engine: the most it may hold is one engine's cache.
+      kvTokens: r.kvBlocks * BLOCK_SIZE,
+      describe: {
+        replicas: setup.replicas,
+        gpus_per_worker: r.gpus,
+        routing: 'least-loaded',
+        tp: r.par.tp,
+        pp: r.par.pp,
+        ep: r.par.ep,
+        dp_attn: r.par.dpAttn,
+      },
+    };
+  }
   if (isDisagg(setup)) {
     const cluster = new DisaggCluster(setup, hooks);
     const pool = (r: ResolvedSim, workers: number) => ({

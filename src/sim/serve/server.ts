@@ -8,8 +8,8 @@ import {
   SIMULATOR_HEADER,
   TIME_SCALE_HEADER,
 } from '../../schema/sim-protocol.ts';
+import type { RowSetup } from '../engine/aggregate.ts';
 import type { ResolvedSim, SimSetup } from '../engine/config.ts';
-import type { DisaggSetup } from '../engine/disagg.ts';
 import { type FinishInfo, SimRequestError } from '../engine/engine.ts';
 import { BLOCK_SIZE } from '../engine/kv-cache.ts';
 import { Pacer } from '../engine/pacer.ts';
@@ -42,7 +42,7 @@ import { PromptIds } from './prompt-ids.ts';
 
 export interface SimServeOptions {
   /** One engine, or separate prefill and decode pools (a disaggregated point). */
-  setup: SimSetup | DisaggSetup;
+  setup: RowSetup;
   /** Simulated ms per wall ms (1: real time). */
   timeScale: number;
   port?: number;

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { InfxError } from '../../schema/errors.ts';
-import { isMultiNode, type MatrixRow, MatrixRowSchema } from '../../schema/matrix-row.ts';
+import { type MatrixRow, MatrixRowSchema } from '../../schema/matrix-row.ts';
+import { isAggregate, type RowSetup } from '../engine/aggregate.ts';
 import type { SimSetup } from '../engine/config.ts';
-import type { DisaggSetup } from '../engine/disagg.ts';
 import { setupOfRow } from '../engine/rows.ts';
 
 /** Where an `infx sim serve` setup comes from: command-line flags, or one matrix row (`--point`). */
@@ -10,26 +10,24 @@ import { setupOfRow } from '../engine/rows.ts';
 export class ServeSetupError extends InfxError {}
 
 /**
- * A matrix row as the engine(s) `sim serve` runs (the mapping predict uses too). An aggregated multi-node
- * row with several workers would need a router in front of them: not served.
+ * A matrix row as the engine(s) `sim serve` runs (the mapping predict uses too): one engine, a
+ * prefill/decode cluster, or an aggregated pool of identical engines (packed TP4) behind one endpoint.
  */
-export function setupFromRow(row: MatrixRow): SimSetup | DisaggSetup {
-  if (isMultiNode(row) && row.decode['num-worker'] === 0 && row.prefill['num-worker'] !== 1)
-    throw new ServeSetupError('an aggregated multi-node row with several workers is not supported yet');
+export function setupFromRow(row: MatrixRow): RowSetup {
   // setupOfRow reads any record (infx predict hands it unvalidated JSON); a typed row is one.
   return setupOfRow(row);
 }
 
 /**
  * The engine to serve: a matrix row (`--point`) or a model and hardware, with engine settings from flags
- * laid over it; for a disaggregated row they apply to both pools. `servedName` is the model name clients
+ * laid over it; for a disaggregated row they apply to both pools, for an aggregated one to every engine. `servedName` is the model name clients
  * must send, as vLLM serves what its --model says: the row's `model`, or the --model given.
  */
 export async function serveSetup(
   from: { point?: string | undefined; model?: string | undefined; hardware?: string | undefined },
   overrides: Partial<SimSetup>,
-): Promise<{ setup: SimSetup | DisaggSetup; servedName: string }> {
-  let base: SimSetup | DisaggSetup;
+): Promise<{ setup: RowSetup; servedName: string }> {
+  let base: RowSetup;
   let servedName: string;
   if (from.point) {
     const row = await readPointFile(from.point);
@@ -47,6 +45,7 @@ export async function serveSetup(
       },
       servedName,
     };
+  if (isAggregate(base)) return { setup: { ...base, setup: { ...base.setup, ...overrides } }, servedName };
   return { setup: { ...base, ...overrides }, servedName };
 }
 

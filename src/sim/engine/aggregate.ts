@@ -1,0 +1,105 @@
+import { createSimEngine, type ResolvedSim, type SimSetup } from './config.ts';
+import { type DisaggSetup, leastLoaded, sumGauges } from './disagg.ts';
+import type { SimEngine } from './engine.ts';
+import { type Paced, Pacer, type PacerOptions } from './pacer.ts';
+import type { EngineGauges, EngineHooks, SimRequest } from './types.ts';
+
+/**
+ * An aggregated pool: several identical engines on one allocation behind one endpoint (packed TP4: two TP4
+ * servers on an 8-GPU node), each serving whole requests. A request goes to the least-loaded engine, as a
+ * router balancing in-flight load does. Every engine runs on one clock, so the client's lockstep holds
+ * over the pool as over one engine; the GPUs are all the engines'.
+ */
+
+export interface AggregateSetup {
+  replicas: number;
+  setup: SimSetup;
+}
+
+/** What a matrix row is to the simulator: one engine, a prefill/decode cluster, or an aggregated pool. */
+export type RowSetup = SimSetup | DisaggSetup | AggregateSetup;
+
+export const isAggregate = (s: RowSetup): s is AggregateSetup => 'replicas' in s && 'setup' in s;
+export const isDisaggSetup = (s: RowSetup): s is DisaggSetup => 'prefill' in s && 'decode' in s;
+
+export class AggregatePool implements Paced {
+  readonly engines: SimEngine[] = [];
+  readonly resolved: ResolvedSim;
+  readonly gpus: number;
+  private pacer: Pacer | null = null;
+  private wakers: (() => void)[] = [];
+
+  constructor(setup: AggregateSetup, hooks: EngineHooks = {}) {
+    if (!(Number.isInteger(setup.replicas) && setup.replicas >= 1))
+      throw new RangeError(`an aggregated pool needs at least one engine, got ${setup.replicas}`);
+    let resolved: ResolvedSim | null = null;
+    for (let i = 0; i < setup.replicas; i++) {
+      // Request ids are unique across the pool, so the engines share the endpoint's hooks.
+      const made = createSimEngine(setup.setup, hooks);
+      this.engines.push(made.engine);
+      resolved = made.resolved;
+    }
+    this.resolved = resolved as ResolvedSim;
+    this.gpus = setup.replicas * this.resolved.gpus;
+  }
+
+  /** KV capacity of one engine: the most a single request may hold. */
+  get capacityTokens(): number {
+    return this.engines[0]?.capacityTokens ?? 0;
+  }
+
+  submit(req: SimRequest, atMs?: number): number {
+    const engine = leastLoaded(this.engines);
+    if (atMs !== undefined && !this.pacer) engine.advanceTo(atMs);
+    const arrival = engine.submit(req, atMs);
+    const w = this.wakers;
+    this.wakers = [];
+    for (const f of w) f();
+    return arrival;
+  }
+
+  abort(id: string): boolean {
+    let found = false;
+    for (const e of this.engines) found = e.abort(id) || found;
+    return found;
+  }
+
+  gauges(): EngineGauges {
+    const all = this.engines.map((e) => e.gauges());
+    return sumGauges(all, all);
+  }
+
+  async runRealtime(options: PacerOptions, pacer = new Pacer(options)): Promise<void> {
+    this.pacer = pacer;
+    try {
+      await pacer.run(this);
+    } finally {
+      this.pacer = null;
+    }
+  }
+
+  start(): void {
+    for (const e of this.engines) e.start();
+  }
+
+  nextDueMs(): number | null {
+    let due: number | null = null;
+    for (const e of this.engines) {
+      const d = e.nextDueMs();
+      if (d !== null && (due === null || d < due)) due = d;
+    }
+    return due;
+  }
+
+  fire(ms: number): void {
+    for (const e of this.engines) e.fire(ms);
+  }
+
+  waitForWork(): Promise<void> {
+    return new Promise((resolve) => this.wakers.push(resolve));
+  }
+
+  attachClock(clock: (() => number) | null): void {
+    for (const e of this.engines) e.attachClock(clock);
+  }
+}
