@@ -9,7 +9,7 @@ import {
   TIME_SCALE_HEADER,
 } from '../../schema/sim-protocol.ts';
 import type { RowSetup } from '../engine/aggregate.ts';
-import type { ResolvedSim, SimSetup } from '../engine/config.ts';
+import type { ResolvedSim } from '../engine/config.ts';
 import { type FinishInfo, SimRequestError } from '../engine/engine.ts';
 import { BLOCK_SIZE } from '../engine/kv-cache.ts';
 import { Pacer } from '../engine/pacer.ts';
