@@ -1,17 +1,16 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type FrontierCompareReport, FrontierCompareReportSchema } from '../src/schema/frontier-compare.ts';
-import { disaggRow, handSetConfigs } from './analysis-helpers.ts';
 import { tmpDir } from './helpers.ts';
-import { syntheticRow } from './support/synthetic.ts';
+import { L, prRun, publishedRun } from './support/frontier-fixture.ts';
 import { infx } from './sweep-helpers.ts';
 
 /**
- * `infx compare RUN --baseline RUN2 --against frontier`, built like user thread 000: a disaggregated config
+ * `infx compare RUN --baseline RUN2 --against frontier` through bin/infx.js (`npm run build` first), on
+ * test/support/frontier-fixture.ts, built like user thread 000: a disaggregated config
  * (P4/3D4: one TP4 prefill worker, three TP4 decode workers) and a new TP8 aggregate point set against the
  * published curve of a baseline holding TP8 and TP4 aggregate configs. Run directories are written with
- * hand-set metrics (no engine), run through bin/infx.js (`npm run build` first), and stored in a real
- * SQLite file for the `official` case.
+ * hand-set metrics (no engine), and stored in a real SQLite file for the `official` case.
  *
  * The baseline (interactivity tok/s/user, throughput tok/s/GPU):
  *   TP8: c64 (20, 3000), c32 (40, 2400), c16 (50, 1500)
@@ -39,29 +38,6 @@ import { infx } from './sweep-helpers.ts';
  *   TP8 on B200:   no baseline config of dsr1 1k/1k b200 fp8: says so.
  */
 
-const TP8 = syntheticRow();
-const TP4 = syntheticRow({ tp: 4 });
-const DISAGG = disaggRow(1, 3);
-const B200 = syntheticRow({ runner: 'b200-nv_0' });
-
-const BASELINE = [
-  { row: TP8, metrics: { 64: [20, 3000], 32: [40, 2400], 16: [50, 1500] } },
-  { row: TP4, metrics: { 64: [30, 2000], 16: [60, 1600], 4: [80, 1000] } },
-] as const satisfies readonly { row: unknown; metrics: Record<number, [number, number]> }[];
-
-const RUN = [
-  { row: DISAGG, metrics: { 64: [50, 2760], 32: [70, 2242.1875], 8: [100, 900] } },
-  { row: TP8, metrics: { 128: [10, 2895], 64: [25, 2800], 32: [40, 2300] } },
-  { row: B200, metrics: { 4: [50, 1000] } },
-] as const;
-
-const L = {
-  disagg: 'dsr1 1k/1k h200 sglang fp8 1×tp4+3×tp4 disagg',
-  tp8: 'dsr1 1k/1k h200 sglang fp8 tp8',
-  tp4: 'dsr1 1k/1k h200 sglang fp8 tp4',
-  b200: 'dsr1 1k/1k b200 sglang fp8 tp8',
-};
-
 async function json(args: string[]): Promise<FrontierCompareReport> {
   const out = await infx(['compare', ...args, '--against', 'frontier', '--format', 'json']);
   expect(out.code, out.stderr).toBe(0);
@@ -71,10 +47,8 @@ async function json(args: string[]): Promise<FrontierCompareReport> {
 let published: string;
 let pr: string;
 beforeAll(() => {
-  const copy = <T extends { metrics: object }>(cs: readonly T[]) =>
-    cs.map((c) => ({ ...c, metrics: c.metrics as Record<number, [number, number]> })) as never;
-  published = handSetConfigs('published', copy(BASELINE));
-  pr = handSetConfigs('pr', copy(RUN), '2026-02-01T00:00:00.000Z');
+  published = publishedRun();
+  pr = prRun();
 });
 
 describe('infx compare --against frontier (thread 000)', () => {
@@ -223,9 +197,8 @@ describe('infx compare --against frontier (thread 000)', () => {
 
   it('simulated runs are labelled simulated and never meet a real frontier', async () => {
     const sim = { engine: 'simulated' } as const;
-    const copy = (cs: readonly { row: unknown; metrics: object }[]) => cs as never;
-    const simBase = handSetConfigs('sim-base', copy(BASELINE), undefined, sim);
-    const simRun = handSetConfigs('sim-run', copy(RUN.slice(0, 1)), undefined, sim);
+    const simBase = publishedRun('sim-base', sim);
+    const simRun = prRun('sim-run', { ...sim, configs: 1 });
     const s = await json([simRun, '--baseline', simBase]);
     const d = s.configs[0]!;
     expect(d.label).toBe(`${L.disagg} (simulated)`);

@@ -52,10 +52,13 @@ const deploymentGroupKey = (g: FrontierGroup) => [g.model, g.precision, g.hardwa
 /** `dsr1 1k/1k h200 fp8`: a config's group in words, without the engine. */
 export const groupLabel = (c: ConfigIdentity): string => `${workloadLabel(c)} ${c.hardware} ${c.precision}`;
 
-/** The baseline points in the group of any of the run's points: what the frontiers are built from. */
+/**
+ * The baseline points of the groups of the run's points, whatever served them (those of another engine kind
+ * are never on a frontier of the run's, but say why there is none): what the frontiers are built from.
+ */
 export function frontierPoolOf(run: readonly CurvePoint[], baseline: readonly CurvePoint[]): CurvePoint[] {
-  const wanted = new Set(run.map((p) => groupKey(frontierGroup(p))));
-  return baseline.filter((p) => wanted.has(groupKey(frontierGroup(p))));
+  const wanted = new Set(run.map((p) => deploymentGroupKey(frontierGroup(p))));
+  return baseline.filter((p) => wanted.has(deploymentGroupKey(frontierGroup(p))));
 }
 
 function byConfig(points: readonly CurvePoint[]): Map<string, CurvePoint[]> {
