@@ -1,8 +1,10 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type FrontierCompareReport, FrontierCompareReportSchema } from '../src/schema/frontier-compare.ts';
+import { handSetConfigs } from './analysis-helpers.ts';
 import { tmpDir } from './helpers.ts';
 import { L, prRun, publishedRun } from './support/frontier-fixture.ts';
+import { syntheticRow } from './support/synthetic.ts';
 import { infx } from './sweep-helpers.ts';
 
 /**
@@ -173,8 +175,13 @@ describe('infx compare --against frontier (thread 000)', () => {
 
   it('official from a SQLite store: every official config of the group makes the frontier', async () => {
     const db = join(tmpDir(), 'infx.db');
+    // Another model's official run: in `official`, but in no frontier of the run's configs.
+    const other = handSetConfigs('other-model', [
+      { row: syntheticRow({ 'model-prefix': 'llama8b' }), metrics: { 1: [50, 9000] } },
+    ]);
     for (const [dir, status] of [
       [published, 'official'],
+      [other, 'official'],
       [pr, 'unofficial'],
     ] as const) {
       const ingest = await infx(['ingest', dir, '--db', db, '--status', status]);
@@ -232,5 +239,13 @@ describe('infx compare --against frontier (thread 000)', () => {
       );
     }
     expect((await infx(['compare', pr, '--baseline', published, '--against', 'curve'])).code).toBe(2);
+  });
+
+  it('infx schema frontier-compare-report exports the JSON Schema of the report', async () => {
+    const out = await infx(['schema', 'frontier-compare-report']);
+    expect(out.code, out.stderr).toBe(0);
+    const schema = JSON.parse(out.stdout);
+    expect(schema.properties.kind).toMatchObject({ const: 'frontier-compare-report' });
+    expect(schema.properties.against).toMatchObject({ const: 'frontier' });
   });
 });

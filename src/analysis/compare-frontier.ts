@@ -61,6 +61,12 @@ export function frontierPoolOf(run: readonly CurvePoint[], baseline: readonly Cu
   return baseline.filter((p) => wanted.has(deploymentGroupKey(frontierGroup(p))));
 }
 
+/** A baseline narrowed to the groups of the run's points (`official`: not every official config), its run ids with it. */
+export function frontierBaseline<T extends FrontierInput>(run: readonly CurvePoint[], baseline: T): T {
+  const points = frontierPoolOf(run, baseline.points);
+  return { ...baseline, points, runIds: [...new Set(points.map((p) => p.runId))] };
+}
+
 function byConfig(points: readonly CurvePoint[]): Map<string, CurvePoint[]> {
   const out = new Map<string, CurvePoint[]>();
   for (const p of points) {

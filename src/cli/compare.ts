@@ -149,14 +149,15 @@ async function frontier(runArg: string, flags: CompareFlags, io: CliIO): Promise
         .map((k) => (k === 'pricePerGpuHour' ? '--price-per-gpu-hour' : `--${k}`))
         .join(', ')}`,
     );
-  const [{ loadCurves }, { compareToFrontier }, fmt] = await Promise.all([
+  const [{ loadCurves }, { compareToFrontier, frontierBaseline }, fmt] = await Promise.all([
     import('../analysis/sources.ts'),
     import('../analysis/compare-frontier.ts'),
     import('../analysis/compare-frontier-format.ts'),
   ]);
   const run = await loadCurves(runArg, { db: flags.db });
-  // `official`: every config (the frontier takes all configs of a config's group, not its key only).
-  const baseline = await loadCurves(flags.baseline, { db: flags.db });
+  // `official`: every config of the run's configs' groups, not their keys only.
+  const loaded = await loadCurves(flags.baseline, { db: flags.db });
+  const baseline = flags.baseline === 'official' ? frontierBaseline(run.points, loaded) : loaded;
   for (const side of [run, baseline])
     if (side.skipped.length > 0)
       io.stderr(
