@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { FrontierCompareReportSchema } from '../src/schema/frontier-compare.ts';
 import { openStore } from '../src/store/db.ts';
 import { ingestRunDir } from '../src/store/ingest.ts';
 import { startWebServer, type WebServer } from '../src/web/server.ts';
-import { tmpDir } from './helpers.ts';
+import { REPO_ROOT, tmpDir } from './helpers.ts';
 import type { PageDocument } from './page-dom.ts';
 import { L, prRun, publishedRun } from './support/frontier-fixture.ts';
 import { buildUi } from './web-helpers.ts';
@@ -102,6 +102,11 @@ describe.skipIf(!available && !REQUIRED)('the compare view against the frontier 
     );
     // The chart draws the run's three configs and the baseline's two.
     expect(await page.locator('[data-testid=chart] g.series').count()).toBe(5);
+    mkdirSync(join(REPO_ROOT, 'test-output'), { recursive: true });
+    await page.screenshot({
+      path: join(REPO_ROOT, 'test-output', 'compare-frontier-view.png'),
+      fullPage: true,
+    });
 
     // From the URL alone, the view comes back against the frontier.
     await page.goto(`${base}/compare?run=pr&baseline=official&against=frontier`);
