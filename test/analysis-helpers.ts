@@ -1,7 +1,8 @@
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { FixedRow } from '../src/schema/matrix-row.ts';
 import { tmpDir } from './helpers.ts';
-import { syntheticRow, writeSyntheticRun } from './support/synthetic.ts';
+import { syntheticRow, syntheticSpec, writeSyntheticRun } from './support/synthetic.ts';
 import { FAST, infx, renameRun, smallRow, writeMatrix } from './sweep-helpers.ts';
 
 /** Real run directories for the compare and plot suites: a small sweep of the simulated engine. */
@@ -80,4 +81,72 @@ export function handSetRun(
     writeFileSync(path, JSON.stringify(r));
   }
   return dir;
+}
+
+/** One config of handSetConfigs: its row and hand-set (interactivity median, throughput/GPU) per concurrency. */
+export interface HandSetConfig {
+  row: FixedRow;
+  metrics: Record<number, [number, number]>;
+}
+
+/**
+ * handSetRun with several configs in one run (single-node or disaggregated rows): every point valid, with
+ * its hand-set interactivity median and total throughput per GPU.
+ */
+export function handSetConfigs(
+  runId: string,
+  configs: readonly HandSetConfig[],
+  createdAt = '2026-01-01T00:00:00.000Z',
+  opts: { engine?: 'simulated' | 'real' } = {},
+): string {
+  const points = configs.flatMap((c) =>
+    Object.keys(c.metrics).map((k) => ({ row: c.row, conc: Number(k), attempts: [{ kind: 'ok' as const }] })),
+  );
+  const dir = writeSyntheticRun(tmpDir('infx-hand-set-'), runId, points, createdAt, opts);
+  points.forEach((p, i) => {
+    const spec = syntheticSpec(runId, i, p.row, p.conc, opts.engine);
+    const path = join(dir, 'points', spec.pointId, 'attempt-1', 'result.json');
+    const r = JSON.parse(readFileSync(path, 'utf8'));
+    const c = configs.find((x) => x.row === p.row)!;
+    [r.interactivity.median, r.throughput.perGpu.total] = c.metrics[p.conc]!;
+    r.valid = true;
+    writeFileSync(path, JSON.stringify(r));
+  });
+  return dir;
+}
+
+/** A disaggregated row on the handSetRun model and GPU: `prefillWorkers`×TP4 prefill, `decodeWorkers`×TP4 decode over NIXL. */
+export function disaggRow(
+  prefillWorkers: number,
+  decodeWorkers: number,
+  over: Partial<FixedRow> = {},
+): FixedRow {
+  const worker = (n: number) => ({
+    'num-worker': n,
+    tp: 4,
+    ep: 1,
+    'dp-attn': false,
+    pp: 1,
+    'dcp-size': 1,
+    'pcp-size': 1,
+  });
+  const {
+    tp: _tp,
+    ep: _ep,
+    'dp-attn': _dpa,
+    pp: _pp,
+    'dcp-size': _d,
+    'pcp-size': _p,
+    ...common
+  } = syntheticRow();
+  return {
+    ...common,
+    'exp-name': 'dsr1_1k1k_disagg',
+    prefill: worker(prefillWorkers),
+    decode: worker(decodeWorkers),
+    conc: [1],
+    disagg: true,
+    'kv-p2p-transfer': 'nixl',
+    ...over,
+  } as FixedRow;
 }

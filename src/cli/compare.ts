@@ -1,13 +1,14 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { plural } from '../schema/plural.ts';
 import { numberIn } from './common.ts';
-import { reportError } from './errors.ts';
+import { reportError, UsageError } from './errors.ts';
 import type { CliIO } from './io.ts';
 
 /** `infx compare RUN --baseline RUN|official`: throughput per GPU at matched interactivity, config by config. */
 
 interface CompareFlags {
   baseline: string;
+  against: 'config' | 'frontier';
   at?: number[];
   interactivity: 'median' | 'p90';
   format: 'table' | 'json' | 'md';
@@ -43,6 +44,16 @@ export function registerCompare(program: Command, io: CliIO, setExit: (code: num
     .requiredOption(
       '--baseline <run>',
       "the run to compare against: a run directory, a run id, or 'official'",
+    )
+    .addOption(
+      new Option(
+        '--against <what>',
+        'config: each config with the same config in the baseline; frontier: each config with the Pareto ' +
+          "frontier of all the baseline's configs of its model, precision, hardware and workload, at its " +
+          "points' interactivity (interpolation estimates, never extrapolated)",
+      )
+        .choices(['config', 'frontier'])
+        .default('config'),
     )
     .option(
       '--at <list>',
@@ -81,6 +92,10 @@ export function registerCompare(program: Command, io: CliIO, setExit: (code: num
         import('../analysis/compare-format.ts'),
       ]);
       try {
+        if (flags.against === 'frontier') {
+          await frontier(runArg, flags, io);
+          return;
+        }
         const run = await loadCurves(runArg, { db: flags.db });
         // `official`: only the configs the run has.
         const configKeys = [...new Set(run.points.map((p) => p.configKey))];
@@ -123,4 +138,33 @@ export function registerCompare(program: Command, io: CliIO, setExit: (code: num
         setExit(reportError(err, io));
       }
     });
+}
+
+/** `--against frontier`: the run's configs against the baseline's frontiers; no spread, costs or --at. */
+async function frontier(runArg: string, flags: CompareFlags, io: CliIO): Promise<void> {
+  const given = (['at', 'noise', 'pricePerGpuHour'] as const).filter((k) => flags[k] !== undefined);
+  if (given.length > 0)
+    throw new UsageError(
+      `--against frontier compares each of the run's measured points and takes no ${given
+        .map((k) => (k === 'pricePerGpuHour' ? '--price-per-gpu-hour' : `--${k}`))
+        .join(', ')}`,
+    );
+  const [{ loadCurves }, { compareToFrontier, frontierBaseline }, fmt] = await Promise.all([
+    import('../analysis/sources.ts'),
+    import('../analysis/compare-frontier.ts'),
+    import('../analysis/compare-frontier-format.ts'),
+  ]);
+  const run = await loadCurves(runArg, { db: flags.db });
+  // `official`: every config of the run's configs' groups, not their keys only.
+  const loaded = await loadCurves(flags.baseline, { db: flags.db });
+  const baseline = flags.baseline === 'official' ? frontierBaseline(run.points, loaded) : loaded;
+  for (const side of [run, baseline])
+    if (side.skipped.length > 0)
+      io.stderr(
+        `note: ${side.label}: ${plural(side.skipped.length, 'planned point')} without a result, left out\n`,
+      );
+  const report = compareToFrontier(run, baseline, { stat: flags.interactivity });
+  if (flags.format === 'json') io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+  else if (flags.format === 'md') io.stdout(fmt.formatFrontierMarkdown(report));
+  else io.stdout(fmt.formatFrontierText(report));
 }

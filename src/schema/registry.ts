@@ -8,6 +8,7 @@ import { CiPriorityPolicySchema } from './ci-priority.ts';
 import { CompareReportSchema } from './compare-report.ts';
 import { DiagnosticSchema } from './diagnostic.ts';
 import { EngineLaunchSchema } from './engine-launch.ts';
+import { FrontierCompareReportSchema } from './frontier-compare.ts';
 import { InferencexRawResultSchema } from './inferencex-result.ts';
 import { MasterConfigFileSchema, MasterEntrySchema } from './master-config.ts';
 import { MatrixRowSchema, MatrixSchema } from './matrix-row.ts';
@@ -151,6 +152,12 @@ export const SCHEMAS = {
     io: 'output',
     about:
       'infx compare --format json: a run against a baseline at matched interactivity and equal concurrency',
+  },
+  'frontier-compare-report': {
+    schema: FrontierCompareReportSchema,
+    io: 'output',
+    about:
+      "infx compare --against frontier --format json: each config against the baseline's frontier of its model, precision, hardware and workload",
   },
   'reuse-verdict': {
     schema: ReuseVerdictSchema,

@@ -120,6 +120,12 @@ export const CompareQuerySchema = z.strictObject({
   run: text,
   /** A stored run id, or `official` (the latest official result of each of the run's configs). */
   baseline: text.default('official'),
+  /**
+   * config: each config with the same config of the baseline (a `compare-report`); frontier: each config
+   * with the frontier of all the baseline's configs of its model, precision, hardware and workload (a
+   * `frontier-compare-report`, as `infx compare --against frontier`; takes no `at`, `price` or `noise`).
+   */
+  against: z.enum(['config', 'frontier']).default('config'),
   /** Interactivities (tok/s/user) to compare at; default: 5 over each config's overlap. */
   at: list.pipe(z.array(positiveNumber).min(1).max(50)).optional(),
   interactivity: z.enum(['median', 'p90']).default('median'),

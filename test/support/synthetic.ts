@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EngineKind } from '../../src/schema/curve.ts';
-import type { SingleNodeFixedRow } from '../../src/schema/matrix-row.ts';
+import { type FixedRow, isMultiNode, type SingleNodeFixedRow } from '../../src/schema/matrix-row.ts';
 import { POINT_RESULT_SCHEMA_VERSION, type PointResult, type Stats } from '../../src/schema/point-result.ts';
 import {
   REFERENCE_BENCH,
@@ -36,7 +36,8 @@ export type SyntheticAttempt =
   | { kind: 'no-status' };
 
 export interface SyntheticPoint {
-  row: SingleNodeFixedRow;
+  /** Single-node, or multi-node (disaggregated pools; its GPUs are both pools'). */
+  row: FixedRow;
   conc: number;
   attempts: readonly SyntheticAttempt[];
 }
@@ -68,20 +69,29 @@ export const syntheticRow = (over: Partial<SingleNodeFixedRow> = {}): SingleNode
 export function syntheticSpec(
   runId: string,
   index: number,
-  row: SingleNodeFixedRow,
+  row: FixedRow,
   conc: number,
   engine: EngineKind = 'real',
 ): PointSpec {
+  const pool = (w: { 'num-worker': number; tp: number; pp: number; 'pcp-size': number }) =>
+    w['num-worker'] * w.tp * w.pp * w['pcp-size'];
+  const multi = isMultiNode(row);
+  const parallel = multi
+    ? `p${row.prefill['num-worker']}x${row.prefill.tp}-d${row.decode['num-worker']}x${row.decode.tp}`
+    : `tp${row.tp}-ep${row.ep}`;
+  const gpus = multi
+    ? { total: pool(row.prefill) + pool(row.decode), prefill: pool(row.prefill), decode: pool(row.decode) }
+    : { total: row.tp * row.pp * row['pcp-size'], prefill: null, decode: null };
   return {
     schemaVersion: RUN_DIR_SCHEMA_VERSION,
     runId,
-    pointId: `${row['exp-name']}_${row.precision}_${row.framework}_tp${row.tp}-ep${row.ep}_${row.runner}_conc${conc}`,
+    pointId: `${row['exp-name']}_${row.precision}_${row.framework}_${parallel}_${row.runner}_conc${conc}`,
     index,
-    bucket: 'single-node 1k1k',
+    bucket: multi ? 'multi-node 1k1k' : 'single-node 1k1k',
     canary: false,
     conc,
-    row: { ...row, conc },
-    gpus: { total: row.tp * row.pp * row['pcp-size'], prefill: null, decode: null },
+    row: multi ? { ...row, conc: [conc] } : { ...row, conc },
+    gpus,
     bench: {
       kind: 'fixed-seq-len',
       ...REFERENCE_BENCH,

@@ -9,6 +9,7 @@ import {
   type XAxis,
 } from '../../../analysis/axes.ts';
 import type { CompareReport } from '../../../schema/compare-report.ts';
+import type { FrontierCompareReport } from '../../../schema/frontier-compare.ts';
 import type { StoredRun } from '../../../schema/store.ts';
 import type { ComparePointsResponse } from '../../../schema/web-api.ts';
 import { getJson, queryString } from '../api.ts';
@@ -16,19 +17,24 @@ import { ChartPanel } from '../chart-panel.ts';
 import { selectField } from '../components/select.ts';
 import { append, clear, h } from '../dom.ts';
 import { when } from '../format.ts';
+import { frontierReportContent } from './compare-frontier-report.ts';
 import { reportContent } from './compare-report.ts';
 import type { View } from './view.ts';
 
 /**
- * `/compare?run=&baseline=`: both curves in one chart and, per config, the comparison at matched
- * interactivity from the compare report (compare-report.ts).
+ * `/compare?run=&baseline=[&against=frontier]`: both curves in one chart and, per config, the comparison at
+ * matched interactivity from the compare report (compare-report.ts), or against the frontier of all the
+ * baseline's configs of the config's model, precision, hardware and workload (compare-frontier-report.ts).
  */
+
+type Against = 'config' | 'frontier';
 
 export function compareView(root: HTMLElement): View {
   const params = new URLSearchParams(location.search);
   let run = params.get('run') ?? '';
   let baseline = params.get('baseline') || 'official';
   let stat: ChartStat = params.get('interactivity') === 'p90' ? 'p90' : 'median';
+  let against: Against = params.get('against') === 'frontier' ? 'frontier' : 'config';
   let x: XAxis = 'interactivity';
   let hidden: string[] = [];
   let sides: ComparePointsResponse | null = null;
@@ -98,6 +104,19 @@ export function compareView(root: HTMLElement): View {
           },
         ),
         field(
+          'Against',
+          'against',
+          [
+            { value: 'config', label: 'the same config (one to one)' },
+            { value: 'frontier', label: "the baseline's frontier" },
+          ],
+          against,
+          (v) => {
+            against = v === 'frontier' ? 'frontier' : 'config';
+            void load();
+          },
+        ),
+        field(
           SHORT_LABEL.interactivity,
           'interactivity',
           CHART_STATS.map((s) => ({ value: s, label: STAT_LABEL[s] })),
@@ -123,21 +142,17 @@ export function compareView(root: HTMLElement): View {
 
   async function load(): Promise<void> {
     const my = ++seq;
-    const q = queryString({
-      run,
-      baseline: baseline === 'official' ? undefined : baseline,
+    const shared = {
       interactivity: stat === 'median' ? undefined : stat,
-    });
-    history.replaceState(
-      history.state,
-      '',
-      `/compare?${queryString({ run, baseline, interactivity: stat === 'median' ? undefined : stat })}`,
-    );
+      against: against === 'config' ? undefined : against,
+    };
+    const q = queryString({ run, baseline: baseline === 'official' ? undefined : baseline, ...shared });
+    history.replaceState(history.state, '', `/compare?${queryString({ run, baseline, ...shared })}`);
     status.className = 'status';
     status.textContent = 'Loading…';
     try {
       const [r, s] = await Promise.all([
-        getJson<CompareReport>(`/api/compare?${q}`),
+        getJson<CompareReport | FrontierCompareReport>(`/api/compare?${q}`),
         getJson<ComparePointsResponse>(`/api/compare/points?${q}`),
       ]);
       if (my !== seq) return;
@@ -147,7 +162,7 @@ export function compareView(root: HTMLElement): View {
       chartCard.hidden = false;
       draw();
       clear(report);
-      append(report, ...reportContent(r));
+      append(report, ...(r.kind === 'frontier-compare-report' ? frontierReportContent(r) : reportContent(r)));
     } catch (err) {
       if (my !== seq) return;
       status.className = 'status error';
