@@ -95,13 +95,12 @@ const taskThresholds = z.record(z.string(), z.number());
  * The thresholds file (YAML or JSON): `default` task → minimum and `models` prefix → task → minimum; a
  * mapping with neither key is the legacy flat form, the whole of it the defaults.
  */
-export const ThresholdsFileSchema = z.union([
-  z.looseObject({
-    default: taskThresholds.optional(),
-    models: z.record(z.string(), taskThresholds).optional(),
-  }),
-  taskThresholds,
-]);
+export const ThresholdsStructuredSchema = z.looseObject({
+  default: taskThresholds.optional(),
+  models: z.record(z.string(), taskThresholds).optional(),
+});
+export const ThresholdsFlatSchema = taskThresholds;
+export const ThresholdsFileSchema = z.union([ThresholdsStructuredSchema, ThresholdsFlatSchema]);
 export type ThresholdsFile = z.infer<typeof ThresholdsFileSchema>;
 
 /** Where a threshold came from: the reference's three sources, and infx's family fallback. */
