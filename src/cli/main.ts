@@ -53,6 +53,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
     },
   ],
   ['trace', async () => (await import('./trace.ts')).registerTrace],
+  ['eval', async () => (await import('./eval.ts')).registerEval],
 ];
 
 /**
