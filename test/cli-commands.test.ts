@@ -50,6 +50,7 @@ describe('the commands registered', () => {
       'serve',
       'demo',
       'trace',
+      'eval',
       'help',
     ]);
   });
