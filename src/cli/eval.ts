@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { nonNegativeInt, numberIn, positiveInt, reportError } from './common.ts';
 import type { CliIO } from './io.ts';
+import { onInterrupt } from './signals.ts';
 
 /** `infx eval …`: accuracy evals graded as lm-evaluation-harness grades them (GSM8K), and their thresholds. */
 
@@ -112,6 +113,12 @@ export function registerEval(program: Command, io: CliIO, setExit: (code: number
     .option('--out <dir>', 'where results.json and samples_gsm8k.jsonl go', 'eval-out')
     .addOption(formatOption('text'))
     .action(async (flags: RunFlags) => {
+      const interrupt = onInterrupt({
+        say: () =>
+          io.stderr(
+            '\nstopping: no new requests; in-flight ones are dropped, what was graded is kept (again to quit now)\n',
+          ),
+      });
       try {
         const [{ runGsm8k }, { formatResults }] = await Promise.all([
           import('../evals/api.ts'),
@@ -135,6 +142,7 @@ export function registerEval(program: Command, io: CliIO, setExit: (code: number
           dataset: flags.dataset ?? null,
           fewshotDataset: flags.fewshotDataset ?? null,
           out: flags.out,
+          signal: interrupt.signal,
           onSample: (done, total, sample) => {
             const now = Date.now();
             if (done !== total && now - lastLine < 1000) return;
@@ -153,8 +161,16 @@ export function registerEval(program: Command, io: CliIO, setExit: (code: number
             ? `${JSON.stringify(outcome.results, null, 2)}\n`
             : formatResults(outcome.results),
         );
+        if (outcome.interrupted) {
+          io.stderr(
+            `interrupted: the results cover the ${outcome.results.infx.samples} samples graded before the stop\n`,
+          );
+          setExit(130);
+        }
       } catch (err) {
         setExit(reportError(err, io));
+      } finally {
+        interrupt.dispose();
       }
     });
 

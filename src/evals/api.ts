@@ -23,6 +23,7 @@ export interface RunGsm8kOptions extends EvalRunOptions, DatasetSource {
 
 export interface RunGsm8kOutcome {
   results: EvalResults;
+  interrupted: boolean;
   files: { results: string; samples: string };
   datasetFile: string;
 }
@@ -32,7 +33,7 @@ export async function runGsm8k(options: RunGsm8kOptions): Promise<RunGsm8kOutcom
   const data = loadGsm8k(options, options.fewshot, options.env);
   const outcome = await runEval(data.test, data.train, options);
   const files = writeEvalOutput(options.out, outcome);
-  return { results: outcome.results, files, datasetFile: data.testFile };
+  return { results: outcome.results, interrupted: outcome.interrupted, files, datasetFile: data.testFile };
 }
 
 export interface ScoreGsm8kOptions {

@@ -105,3 +105,23 @@ describe('runEval against a scripted server', () => {
     expect(out.results.infx.truncated).toBe(2);
   });
 });
+
+describe('runEval stopped by its signal', () => {
+  it('keeps the samples graded before the stop and sends no more requests', async () => {
+    const dir = tmpDir();
+    const test = readGsmJsonl(writeGsmFile(dir, 'test.jsonl', 20));
+    server = await startEvalServer(() => 'right');
+    const controller = new AbortController();
+    const out = await runEval(test, [], {
+      ...options(server.url, { fewshot: 0, concurrency: 1 }),
+      onSample: (done) => {
+        if (done === 3) controller.abort();
+      },
+      signal: controller.signal,
+    });
+    expect(out.interrupted).toBe(true);
+    expect(out.samples.map((s) => s.doc_id)).toEqual([0, 1, 2]);
+    expect(out.results['n-samples'].gsm8k).toEqual({ original: 20, effective: 3 });
+    expect(server.bodies).toHaveLength(3);
+  });
+});

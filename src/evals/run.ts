@@ -52,6 +52,8 @@ export interface EvalRunOutcome {
   samples: EvalSampleRecord[];
   results: EvalResults;
   retries: number;
+  /** Stopped by the signal: the samples are those done before it (a request it cut short is left out). */
+  interrupted: boolean;
 }
 
 interface Completion {
@@ -158,12 +160,12 @@ export async function runEval(
   const shots = fewshotDocs(train, docs.length, options.fewshot);
   const url = endpointUrl(options.baseUrl, options.endpoint);
   const backoff = options.backoffMs ?? lmEvalBackoffMs;
-  const samples: EvalSampleRecord[] = new Array(docs.length);
+  const samples: (EvalSampleRecord | undefined)[] = new Array(docs.length);
   let next = 0;
   let done = 0;
   let retries = 0;
 
-  const one = async (i: number): Promise<EvalSampleRecord> => {
+  const one = async (i: number): Promise<EvalSampleRecord | undefined> => {
     const doc = docs[i] as GsmDoc;
     const prompt =
       options.endpoint === 'completions'
@@ -190,6 +192,7 @@ export async function runEval(
         }
       }
     }
+    if (completion === null && options.signal?.aborted) return undefined;
     const response = completion?.text ?? null;
     const status = statusOf(response, completion?.finishReason);
     const target = docToTarget(doc);
@@ -207,9 +210,10 @@ export async function runEval(
   };
 
   const worker = async () => {
-    while (next < docs.length) {
+    while (next < docs.length && !options.signal?.aborted) {
       const i = next++;
       const s = await one(i);
+      if (s === undefined) continue;
       samples[i] = s;
       done++;
       options.onSample?.(done, docs.length, s);
@@ -217,7 +221,8 @@ export async function runEval(
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency, Math.max(1, docs.length)) }, worker));
 
-  const results = buildResults(samples, {
+  const kept = samples.filter((s): s is EvalSampleRecord => s !== undefined);
+  const results = buildResults(kept, {
     original: test.length,
     fewshot: options.fewshot,
     model: options.model,
@@ -229,7 +234,7 @@ export async function runEval(
     retries,
     date: Date.now() / 1000,
   });
-  return { samples, results, retries };
+  return { samples: kept, results, retries, interrupted: options.signal?.aborted === true };
 }
 
 export const SAMPLES_FILE = 'samples_gsm8k.jsonl';
