@@ -108,6 +108,14 @@ describe('few-shot prompts', () => {
   });
   const text = (i: number) =>
     `Question: Q${i}?\nEnd your response with the answer on the last line, formatted as: #### [number]\nAnswer:`;
+  it('draws from the 7,473-document train split what lm-eval draws (CPython Random(1234).sample)', () => {
+    const big = Array.from({ length: 7473 }, (_, i) => doc(i));
+    const ids = fewshotDocs(big, 2, 5).map((s) => s.map((d) => Number(d.question.slice(1, -1))));
+    expect(ids).toEqual([
+      [6374, 3610, 957, 61, 742],
+      [7462, 6610, 4769, 286, 5501],
+    ]);
+  });
   it('builds the multi-turn chat exactly', () => {
     expect(chatMessages(test[1] as GsmDoc, shots[1] as GsmDoc[])).toEqual([
       { role: 'user', content: text(0) },
