@@ -51,6 +51,7 @@ describe('the commands registered', () => {
       'router',
       'demo',
       'trace',
+      'eval',
       'help',
     ]);
   });

@@ -97,6 +97,11 @@ describe('command line', () => {
       'matrix-row',
       'matrix',
       'sweep-plan',
+      'eval-results',
+      'eval-sample',
+      'eval-response',
+      'eval-thresholds',
+      'eval-validate-report',
       'diagnostic',
     ]) {
       const out = await runCli(['schema', name]);

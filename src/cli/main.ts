@@ -54,6 +54,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
     },
   ],
   ['trace', async () => (await import('./trace.ts')).registerTrace],
+  ['eval', async () => (await import('./eval.ts')).registerEval],
 ];
 
 /**

@@ -8,6 +8,13 @@ import { CiPriorityPolicySchema } from './ci-priority.ts';
 import { CompareReportSchema } from './compare-report.ts';
 import { DiagnosticSchema } from './diagnostic.ts';
 import { EngineLaunchSchema } from './engine-launch.ts';
+import {
+  EvalResultsSchema,
+  EvalSampleRecordSchema,
+  SavedResponseSchema,
+  ThresholdsFileSchema,
+  ValidateReportSchema,
+} from './evals.ts';
 import { FrontierCompareReportSchema } from './frontier-compare.ts';
 import { InferencexRawResultSchema } from './inferencex-result.ts';
 import { MasterConfigFileSchema, MasterEntrySchema } from './master-config.ts';
@@ -242,6 +249,34 @@ export const SCHEMAS = {
     schema: ApiErrorSchema,
     io: 'output',
     about: 'every error of the infx serve API: {error: {code, message, param?}}',
+  },
+  'eval-results': {
+    schema: EvalResultsSchema,
+    io: 'output',
+    about:
+      'results.json written by infx eval run and printed by infx eval score --format json (lm-evaluation-harness layout)',
+  },
+  'eval-sample': {
+    schema: EvalSampleRecordSchema,
+    io: 'output',
+    about:
+      'one line of samples_gsm8k.jsonl written by infx eval run: prompt, response, filtered answers, verdicts',
+  },
+  'eval-response': {
+    schema: SavedResponseSchema,
+    io: 'input',
+    about: 'one line of the responses file infx eval score grades: doc_id, response (finish_reason optional)',
+  },
+  'eval-thresholds': {
+    schema: ThresholdsFileSchema,
+    io: 'input',
+    about:
+      'the eval thresholds file (reference utils/evals/thresholds.yaml): default and per-model minimum scores',
+  },
+  'eval-validate-report': {
+    schema: ValidateReportSchema,
+    io: 'output',
+    about: 'infx eval validate --format json: manifest errors, every metric checked against its threshold',
   },
   diagnostic: {
     schema: DiagnosticSchema,
