@@ -27,7 +27,7 @@ export interface RecipeRows {
 }
 
 /**
- * The recipe paths a row's launcher tries, as the reference's launchers name them (matrix-spec §12):
+ * The recipe paths a row's launcher tries, as the reference's launchers name them (matrix-spec §10):
  * `benchmarks/single_node/<agentic|fixed_seq_len>/<prefix>_<precision>_<hw>[_<framework>][_mtp].sh`.
  */
 export function recipePaths(row: MatrixRow): string[] {
@@ -70,7 +70,8 @@ const FLAGS = {
     ceiling: ['--max-cudagraph-capture-size'],
     sizes: ['--cuda-graph-sizes'],
     off: ['--enforce-eager'],
-    json: ['--compilation-config', '-O', '--speculative-config'],
+    json: ['--compilation-config'],
+    spec: ['--speculative-config'],
     tokens: ['--max-num-batched-tokens'],
   },
   sglang: {
@@ -79,6 +80,7 @@ const FLAGS = {
     sizes: ['--cuda-graph-bs'],
     off: ['--disable-cuda-graph'],
     json: [],
+    spec: [],
     tokens: [],
   },
 } as const;
@@ -154,7 +156,7 @@ function vllmDefaultSeqs(runner: string): number | null {
 function batching(engine: Engine, found: readonly FlagValue[], runner: string): Batching {
   const f = FLAGS[engine];
   const off = found.filter((x) => (f.off as readonly string[]).includes(x.flag) && x.certain).at(-1);
-  const spec = jsonKey(found, ['--speculative-config'], 'num_speculative_tokens');
+  const spec = jsonKey(found, f.spec, 'num_speculative_tokens');
   const tokensPerSeq = engine === 'vllm' && typeof spec !== 'string' ? 1 + spec.value : 1;
   let seqs = numberSetting(found, f.seqs);
   if (seqs === 'absent' && engine === 'vllm') {

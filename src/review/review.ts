@@ -165,10 +165,6 @@ function recipeAndImageFindings(req: ReviewRequest, change: Change): ReviewFindi
   return out;
 }
 
-/**
- * The recipes to read batching off: every changed one, and the one of each changed config, each with
- * all the single-node rows (of any config) that run it.
- */
 /** A recipe's text at a revision, read once. */
 function recipeTexts(req: ReviewRequest, rev: string): (path: string) => string | null {
   const texts = new Map<string, string | null>();
