@@ -1,5 +1,7 @@
 import { type Command, Option } from 'commander';
+import { createPoolRouter, defaultPoolPolicy, POOL_LEAST_LOADED } from '../router/pool-router.ts';
 import { PRECISIONS, type Precision } from '../schema/catalog.ts';
+import { HASH_FLAVORS, type HashFlavor, ROUTER_POLICIES, type RouterPolicyName } from '../schema/router.ts';
 import type { SimSetup } from '../sim/engine/config.ts';
 import { DEFAULT_AL, DEFAULT_DRAFT_TOKENS } from '../sim/engine/rows.ts';
 import { startSimServer } from '../sim/serve/server.ts';
@@ -42,6 +44,8 @@ interface ServeFlags {
   faultNoStart?: boolean;
   faultHang?: boolean;
   faultCrashAfter?: number;
+  routerPolicy?: RouterPolicyName | typeof POOL_LEAST_LOADED;
+  hashFlavor?: HashFlavor;
 }
 
 /** Flags as engine settings (the setup itself is assembled in src/sim/serve/setup-from.ts). */
@@ -128,6 +132,15 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
       'longest prompt + output accepted (default the model context)',
       positiveInt,
     )
+    .addOption(
+      new Option(
+        '--router-policy <policy>',
+        'the router code in front of a pool of engines (an aggregated or disaggregated --point row); default cache-aware for aggregated pools, consistent-hash (vllm) for prefill and decode pools',
+      ).choices([...ROUTER_POLICIES, POOL_LEAST_LOADED]),
+    )
+    .addOption(
+      new Option('--hash-flavor <flavor>', 'with --router-policy consistent-hash').choices(HASH_FLAVORS),
+    )
     .option('--fault-no-start', 'fault injection: fail at start-up, as an engine that runs out of memory')
     .option('--fault-hang', 'fault injection: start but never answer, as an engine stuck loading')
     .option(
@@ -162,6 +175,13 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
           servedModelName: flags.servedModelName ?? servedName,
           ...(flags.maxModelLen ? { maxModelLen: flags.maxModelLen } : {}),
           log: (line) => io.stderr(`${line}\n`),
+          poolRouter: (pool, engines) => {
+            if (flags.routerPolicy === POOL_LEAST_LOADED) return null;
+            const options = flags.routerPolicy
+              ? { policy: flags.routerPolicy, ...(flags.hashFlavor ? { hashFlavor: flags.hashFlavor } : {}) }
+              : defaultPoolPolicy(pool);
+            return createPoolRouter({ ...options, seed: flags.seed }, engines);
+          },
           ...(crashAfter
             ? {
                 onRequestFinished: () => {

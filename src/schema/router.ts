@@ -118,3 +118,31 @@ export const RouterMetricsSchema = z.strictObject({
   }),
 });
 export type RouterMetrics = z.infer<typeof RouterMetricsSchema>;
+
+/**
+ * What a pool of engines that routes internally (the simulated engine's aggregated and disaggregated pools)
+ * hands the router code for one request: the router side (src/router/pool-router.ts) knows the policies,
+ * the engine side only asks for an index.
+ */
+export interface PoolRoute {
+  /** Header names lowercased. */
+  headers: Readonly<Record<string, string>>;
+  body: unknown;
+  rawBody: string;
+  /** The prompt, or the chat messages' text: what cache-aware matches prefixes over. */
+  text: string;
+  /** Hashes of the prompt's KV blocks, when the engine tokenized it. */
+  blockHashes?: readonly string[];
+  inputTokens: number;
+}
+
+export interface PoolRouter {
+  /** The policy's name, for /v1/models. */
+  readonly name: string;
+  /** The engine (0 … engines − 1) for request `id`; `route` is null for a request with no HTTP behind it. */
+  pick(id: string, route: PoolRoute | null): number;
+  /** Request `id` produced its first token on the engine picked. */
+  firstToken(id: string): void;
+  /** Request `id` left the engine picked (finished or aborted). */
+  done(id: string): void;
+}

@@ -1,3 +1,4 @@
+import type { PoolRoute, PoolRouter } from '../../schema/router.ts';
 import { createSimEngine, type ResolvedSim, type SimSetup } from './config.ts';
 import { type DisaggSetup, leastLoaded, sumGauges } from './disagg.ts';
 import type { SimEngine } from './engine.ts';
@@ -6,9 +7,9 @@ import type { EngineGauges, EngineHooks, SimRequest } from './types.ts';
 
 /**
  * An aggregated pool: several identical engines on one allocation behind one endpoint (packed TP4: two TP4
- * servers on an 8-GPU node), each serving whole requests. A request goes to the least-loaded engine, as a
- * router balancing in-flight load does. Every engine runs on one clock, so the client's lockstep holds
- * over the pool as over one engine; the GPUs are all the engines'.
+ * servers on an 8-GPU node), each serving whole requests. A request goes to the engine its router picks
+ * (the router code of src/router, handed in; without one, the least-loaded engine). Every engine runs on
+ * one clock, so the client's lockstep holds over the pool as over one engine; the GPUs are all the engines'.
  */
 
 export interface AggregateSetup {
@@ -29,13 +30,27 @@ export class AggregatePool implements Paced {
   private pacer: Pacer | null = null;
   private wakers: (() => void)[] = [];
 
-  constructor(setup: AggregateSetup, hooks: EngineHooks = {}) {
+  constructor(
+    setup: AggregateSetup,
+    public hooks: EngineHooks = {},
+    private readonly router: PoolRouter | null = null,
+  ) {
     if (!(Number.isInteger(setup.replicas) && setup.replicas >= 1))
       throw new RangeError(`an aggregated pool needs at least one engine, got ${setup.replicas}`);
     let resolved: ResolvedSim | null = null;
     for (let i = 0; i < setup.replicas; i++) {
       // Request ids are unique across the pool, so the engines share the endpoint's hooks.
-      const made = createSimEngine(setup.setup, hooks);
+      const made = createSimEngine(setup.setup, {
+        onToken: (id, total, t) => {
+          // The router counts the first call only.
+          this.router?.firstToken(id);
+          this.hooks.onToken?.(id, total, t);
+        },
+        onFinish: (id, info) => {
+          this.router?.done(id);
+          this.hooks.onFinish?.(id, info);
+        },
+      });
       this.engines.push(made.engine);
       resolved = made.resolved;
     }
@@ -48,8 +63,12 @@ export class AggregatePool implements Paced {
     return this.engines[0]?.capacityTokens ?? 0;
   }
 
-  submit(req: SimRequest, atMs?: number): number {
-    const engine = leastLoaded(this.engines);
+  submit(req: SimRequest, atMs?: number, route: PoolRoute | null = null): number {
+    const picked = this.router?.pick(req.id, route);
+    const engine =
+      picked === undefined
+        ? leastLoaded(this.engines)
+        : (this.engines[picked] ?? (this.engines[0] as SimEngine));
     if (atMs !== undefined && !this.pacer) engine.advanceTo(atMs);
     const arrival = engine.submit(req, atMs);
     const w = this.wakers;

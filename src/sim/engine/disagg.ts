@@ -1,4 +1,5 @@
 import { kvBytesPerToken } from '../../catalog/memory.ts';
+import type { PoolRoute, PoolRouter } from '../../schema/router.ts';
 import { createSimEngine, type ResolvedSim, type SimSetup } from './config.ts';
 import { type SimEngine, SimRequestError } from './engine.ts';
 import { type Paced, Pacer, type PacerOptions } from './pacer.ts';
@@ -43,17 +44,22 @@ export class DisaggCluster implements Paced {
   readonly gpus: number;
   private readonly transfers: Pending[] = [];
   private readonly requests = new Map<string, SimRequest>();
+  private readonly routes = new Map<string, PoolRoute | null>();
   private pacer: Pacer | null = null;
   private wakers: (() => void)[] = [];
 
   constructor(
     setup: DisaggSetup,
     public hooks: EngineHooks = {},
+    /** The router code for each pool (src/router, handed in); without one, the least-loaded worker. */
+    private readonly routers: { prefill?: PoolRouter; decode?: PoolRouter } = {},
   ) {
     let pre: ResolvedSim | null = null;
     for (let i = 0; i < setup.prefill.workers; i++) {
       const { engine, resolved } = createSimEngine(setup.prefill.setup, {
         onFinish: (id, info) => {
+          this.routers.prefill?.firstToken(id);
+          this.routers.prefill?.done(id);
           if (info.reason !== 'abort') this.prefilled(id, info.finishMs, info.promptTokens);
         },
       });
@@ -64,9 +70,14 @@ export class DisaggCluster implements Paced {
     for (let i = 0; i < setup.decode.workers; i++) {
       const { engine, resolved } = createSimEngine(setup.decode.setup, {
         // The decode worker's token k is the request's token k + 1 (the prefill worker made the first).
-        onToken: (id, total, t) => this.hooks.onToken?.(id, total + 1, t),
+        onToken: (id, total, t) => {
+          this.routers.decode?.firstToken(id);
+          this.hooks.onToken?.(id, total + 1, t);
+        },
         onFinish: (id, info) => {
+          this.routers.decode?.done(id);
           this.requests.delete(id);
+          this.routes.delete(id);
           this.hooks.onFinish?.(id, {
             ...info,
             promptTokens: info.promptTokens - 1,
@@ -95,14 +106,15 @@ export class DisaggCluster implements Paced {
   }
 
   /** Queues a request and returns its arrival; `atMs` moves an idle prefill worker's clock to the arrival. */
-  submit(req: SimRequest, atMs?: number): number {
+  submit(req: SimRequest, atMs?: number, route: PoolRoute | null = null): number {
     const room = Math.min(...this.decode.map((e) => e.capacityTokens));
     if (req.promptTokens + req.maxTokens + 1 > room)
       throw new SimRequestError(
         `prompt (${req.promptTokens}) + max tokens (${req.maxTokens}) exceeds a decode worker's KV cache of ${room} tokens`,
       );
     this.requests.set(req.id, req);
-    const worker = leastLoaded(this.prefill);
+    this.routes.set(req.id, route);
+    const worker = pick(this.prefill, this.routers.prefill, req.id, route);
     if (atMs !== undefined && !this.pacer) worker.advanceTo(atMs);
     const arrival = worker.submit({ ...req, maxTokens: 1, stopAfter: 1, ignoreEos: true }, atMs);
     const w = this.wakers;
@@ -113,6 +125,7 @@ export class DisaggCluster implements Paced {
 
   abort(id: string): boolean {
     const known = this.requests.delete(id);
+    this.routes.delete(id);
     for (const e of [...this.prefill, ...this.decode]) e.abort(id);
     const i = this.transfers.findIndex((t) => t.req.id === id);
     if (i >= 0) this.transfers.splice(i, 1);
@@ -195,6 +208,7 @@ export class DisaggCluster implements Paced {
     this.hooks.onToken?.(req.id, 1, atMs);
     if (req.maxTokens <= 1) {
       this.requests.delete(req.id);
+      this.routes.delete(req.id);
       this.hooks.onFinish?.(req.id, {
         reason: 'length',
         promptTokens: req.promptTokens,
@@ -207,7 +221,7 @@ export class DisaggCluster implements Paced {
       });
       return;
     }
-    const worker = leastLoaded(this.decode);
+    const worker = pick(this.decode, this.routers.decode, req.id, this.routes.get(req.id) ?? null);
     if (!this.pacer) worker.advanceTo(atMs);
     worker.submit(
       {
@@ -240,6 +254,17 @@ export class DisaggCluster implements Paced {
     engine.step();
     return true;
   }
+}
+
+/** The worker the pool's router picks, or the least-loaded one without a router. */
+function pick(
+  engines: readonly SimEngine[],
+  router: PoolRouter | undefined,
+  id: string,
+  route: PoolRoute | null,
+): SimEngine {
+  if (!router) return leastLoaded(engines);
+  return engines[router.pick(id, route)] ?? (engines[0] as SimEngine);
 }
 
 /** The engine with the fewest requests running and waiting (the first of a tie). */

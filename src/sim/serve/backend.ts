@@ -1,3 +1,4 @@
+import type { PoolRoute, PoolRouter } from '../../schema/router.ts';
 import { AggregatePool, isAggregate, isDisaggSetup, type RowSetup } from '../engine/aggregate.ts';
 import { createSimEngine, type ResolvedSim } from '../engine/config.ts';
 import { DisaggCluster } from '../engine/disagg.ts';
@@ -7,8 +8,13 @@ import type { EngineGauges, EngineHooks, SimRequest } from '../engine/types.ts';
 
 /** What the HTTP layer needs from one engine or a prefill/decode cluster. */
 export interface Backend {
-  /** Queues a request; returns its arrival (engine ms). `atMs`: a paced event at that time. */
-  submit(req: SimRequest, atMs?: number): number;
+  /**
+   * Queues a request; returns its arrival (engine ms). `atMs`: a paced event at that time. `route`: what a
+   * pool's router reads (headers, text) to pick the engine.
+   */
+  submit(req: SimRequest, atMs?: number, route?: PoolRoute | null): number;
+  /** Whether a router reads `route` (only then is it worth building). */
+  routed: boolean;
   abort(id: string): boolean;
   gauges(): EngineGauges;
   run(pacer: Pacer): Promise<void>;
@@ -20,12 +26,17 @@ export interface Backend {
 
 export const isDisagg = isDisaggSetup;
 
-export function backendOf(setup: RowSetup, hooks: EngineHooks): Backend {
+/** The router code for a pool of `engines` (src/router, handed in by the CLI); null: the least-loaded engine. */
+export type PoolRouterFor = (pool: 'aggregate' | 'prefill' | 'decode', engines: number) => PoolRouter | null;
+
+export function backendOf(setup: RowSetup, hooks: EngineHooks, routerFor?: PoolRouterFor): Backend {
   if (isAggregate(setup)) {
-    const pool = new AggregatePool(setup, hooks);
+    const router = routerFor?.('aggregate', setup.replicas) ?? null;
+    const pool = new AggregatePool(setup, hooks, router);
     const r = pool.resolved;
     return {
-      submit: (req, atMs) => pool.submit(req, atMs),
+      submit: (req, atMs, route) => pool.submit(req, atMs, route ?? null),
+      routed: router !== null,
       abort: (id) => pool.abort(id),
       gauges: () => pool.gauges(),
       run: (pacer) => pool.runRealtime({ timeScale: pacer.timeScale }, pacer),
@@ -36,7 +47,7 @@ export function backendOf(setup: RowSetup, hooks: EngineHooks): Backend {
       describe: {
         replicas: setup.replicas,
         gpus_per_worker: r.gpus,
-        routing: 'least-loaded',
+        routing: router?.name ?? 'least-loaded',
         tp: r.par.tp,
         pp: r.par.pp,
         ep: r.par.ep,
@@ -45,7 +56,12 @@ export function backendOf(setup: RowSetup, hooks: EngineHooks): Backend {
     };
   }
   if (isDisagg(setup)) {
-    const cluster = new DisaggCluster(setup, hooks);
+    const prefillRouter = routerFor?.('prefill', setup.prefill.workers) ?? null;
+    const decodeRouter = routerFor?.('decode', setup.decode.workers) ?? null;
+    const cluster = new DisaggCluster(setup, hooks, {
+      ...(prefillRouter ? { prefill: prefillRouter } : {}),
+      ...(decodeRouter ? { decode: decodeRouter } : {}),
+    });
     const pool = (r: ResolvedSim, workers: number) => ({
       workers,
       gpus_per_worker: r.gpus,
@@ -55,7 +71,8 @@ export function backendOf(setup: RowSetup, hooks: EngineHooks): Backend {
       dp_attn: r.par.dpAttn,
     });
     return {
-      submit: (req, atMs) => cluster.submit(req, atMs),
+      submit: (req, atMs, route) => cluster.submit(req, atMs, route ?? null),
+      routed: prefillRouter !== null || decodeRouter !== null,
       abort: (id) => cluster.abort(id),
       gauges: () => cluster.gauges(),
       run: (pacer) => cluster.runRealtime({ timeScale: pacer.timeScale }, pacer),
@@ -63,8 +80,14 @@ export function backendOf(setup: RowSetup, hooks: EngineHooks): Backend {
       gpus: cluster.gpus,
       kvTokens: cluster.gauges().kvCapacityTokens,
       describe: {
-        prefill: pool(cluster.prefillResolved, setup.prefill.workers),
-        decode: pool(cluster.decodeResolved, setup.decode.workers),
+        prefill: {
+          ...pool(cluster.prefillResolved, setup.prefill.workers),
+          routing: prefillRouter?.name ?? 'least-loaded',
+        },
+        decode: {
+          ...pool(cluster.decodeResolved, setup.decode.workers),
+          routing: decodeRouter?.name ?? 'least-loaded',
+        },
         kv_transfer_ms_per_1k_tokens: Number(cluster.transferMs(1000).toFixed(3)),
       },
     };
@@ -72,6 +95,7 @@ export function backendOf(setup: RowSetup, hooks: EngineHooks): Backend {
   const { engine, resolved } = createSimEngine(setup, hooks);
   return {
     submit: (req, atMs) => engine.submit(req, atMs),
+    routed: false,
     abort: (id) => engine.abort(id),
     gauges: () => engine.gauges(),
     run: (pacer) => engine.runRealtime({ timeScale: pacer.timeScale }, pacer),

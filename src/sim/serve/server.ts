@@ -26,11 +26,12 @@ import {
   usageOf,
 } from '../openai-wire.ts';
 import { SIMULATOR_VERSION } from '../version.ts';
-import { backendOf, isDisagg } from './backend.ts';
+import { backendOf, isDisagg, type PoolRouterFor } from './backend.ts';
 import { LockstepTracker } from './lockstep.ts';
 import { clockStats, prometheusText } from './metrics-text.ts';
 import { prefixBlockHashes } from './prefix-hash.ts';
 import { PromptIds } from './prompt-ids.ts';
+import { poolRoute } from './route-info.ts';
 
 /**
  * `infx sim serve`: the simulated engine behind an OpenAI-compatible HTTP API. Requests go into the
@@ -62,6 +63,8 @@ export interface SimServeOptions {
   onRequestFinished?: () => void;
   /** Wall ms the engine waits for a request a lockstep client owes it (default pacer.ts). */
   lockstepTimeoutMs?: number;
+  /** The router code of a pool's engines (aggregated or disaggregated rows); default least-loaded. */
+  poolRouter?: PoolRouterFor;
 }
 
 export interface SimServer {
@@ -99,14 +102,18 @@ interface Locked {
 
 export async function startSimServer(opts: SimServeOptions): Promise<SimServer> {
   const live = new Map<string, Live>();
-  const engine = backendOf(opts.setup, {
-    onToken: (id, total, t) => live.get(id)?.onToken(total, t),
-    onFinish: (id, info) => {
-      const l = live.get(id);
-      live.delete(id);
-      l?.onFinish(info);
+  const engine = backendOf(
+    opts.setup,
+    {
+      onToken: (id, total, t) => live.get(id)?.onToken(total, t),
+      onFinish: (id, info) => {
+        const l = live.get(id);
+        live.delete(id);
+        l?.onFinish(info);
+      },
     },
-  });
+    opts.poolRouter,
+  );
   const resolved = engine.resolved;
   const promptIds = opts.tokenize ? new PromptIds(opts.tokenize) : null;
   const served = opts.servedModelName ?? resolved.model.id;
@@ -176,6 +183,7 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
     body: Record<string, unknown>,
     res: http.ServerResponse,
     lock: Locked | null,
+    request: { headers: http.IncomingHttpHeaders; raw: Buffer },
   ): boolean {
     const req = readGenerationRequest(endpoint, body);
     // As vLLM: a model it does not serve is a 404, not silently served as the one it does.
@@ -260,15 +268,19 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
     const admit = (atMs?: number) => {
       if (gone) return;
       try {
+        const prefixHashes = ids ? prefixBlockHashes(ids, BLOCK_SIZE) : undefined;
         arrival = engine.submit(
           {
             id,
             promptTokens,
             maxTokens,
             ignoreEos: body.ignore_eos === true,
-            ...(ids ? { prefixHashes: prefixBlockHashes(ids, BLOCK_SIZE) } : {}),
+            ...(prefixHashes ? { prefixHashes } : {}),
           },
           atMs,
+          engine.routed
+            ? poolRoute(request.headers, body, request.raw.toString('utf8'), promptTokens, prefixHashes)
+            : null,
         );
         admitted = true;
       } catch (err) {
@@ -284,7 +296,13 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
     return true;
   }
 
-  function handle(endpoint: Endpoint, raw: Buffer, res: http.ServerResponse, lockHeader: string | null) {
+  function handle(
+    endpoint: Endpoint,
+    raw: Buffer,
+    res: http.ServerResponse,
+    lockHeader: string | null,
+    reqHeaders: http.IncomingHttpHeaders,
+  ) {
     let lock: Locked | null = null;
     let tag: LockstepTag | null = null;
     if (lockHeader !== null) {
@@ -317,7 +335,10 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
           json(res, 400, errorBody('the request body is not valid JSON', 'invalid_request_error', 400));
           return;
         }
-        admitted = generate(endpoint, body as Record<string, unknown>, res, lock);
+        admitted = generate(endpoint, body as Record<string, unknown>, res, lock, {
+          headers: reqHeaders,
+          raw,
+        });
       } catch (err) {
         if (!(err instanceof BadRequest)) throw err;
         json(res, 400, errorBody(err.message, 'invalid_request_error', 400, err.param));
@@ -352,7 +373,13 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
     req.on('end', () =>
-      handle(endpoint, Buffer.concat(parts), res, typeof lockHeader === 'string' ? lockHeader : null),
+      handle(
+        endpoint,
+        Buffer.concat(parts),
+        res,
+        typeof lockHeader === 'string' ? lockHeader : null,
+        req.headers,
+      ),
     );
   });
   server.keepAliveTimeout = 65_000;
