@@ -37,6 +37,7 @@ const POLICIES: readonly { label: string; args: string[] }[] = [
   { label: 'power-of-two', args: ['--router-policy', 'power-of-two'] },
   { label: 'consistent-hash (vllm)', args: ['--router-policy', 'consistent-hash', '--hash-flavor', 'vllm'] },
   { label: 'cache-aware', args: ['--router-policy', 'cache-aware'] },
+  { label: 'kv-aware (KV events)', args: ['--router-policy', 'kv-aware'] },
 ];
 
 /** Four TP1 engines of one aggregated pool: a multi-node row with no decode pool. */

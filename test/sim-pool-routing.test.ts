@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPoolRouter, defaultPoolPolicy } from '../src/router/pool-router.ts';
-import type { PoolRoute, PoolRouter, RouterOptionsInput } from '../src/schema/router.ts';
+import type { PoolBlockSource, PoolRoute, PoolRouter, RouterOptionsInput } from '../src/schema/router.ts';
 import { AggregatePool } from '../src/sim/engine/aggregate.ts';
 import type { SimSetup } from '../src/sim/engine/config.ts';
 import { DisaggCluster } from '../src/sim/engine/disagg.ts';
@@ -16,8 +16,8 @@ import { startSimServer } from '../src/sim/serve/server.ts';
 const one: SimSetup = { model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'h100', tp: 1 };
 
 /** A router that records where each request went, around the real one. */
-function recording(options: RouterOptionsInput, engines: number) {
-  const inner = createPoolRouter(options, engines);
+function recording(options: RouterOptionsInput, engines: number, blocks?: PoolBlockSource) {
+  const inner = createPoolRouter(options, engines, blocks);
   const picks = new Map<string, number>();
   const seen: (PoolRoute | null)[] = [];
   const router: PoolRouter = {
@@ -131,5 +131,32 @@ describe('simulated pools behind the router code', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('kv-aware with KV events reads the engines’ caches: a prefix goes back to the engine that holds it', () => {
+    let pool: AggregatePool | null = null;
+    const { router, picks } = recording(
+      { policy: 'kv-aware' },
+      2,
+      (i, h) => pool?.engines[i]?.holdsBlock(h) ?? false,
+    );
+    pool = new AggregatePool({ replicas: 2, setup: { ...one, prefixCaching: true } }, {}, router);
+    const hashes = Array.from({ length: 32 }, (_, i) => `block-${i}`);
+    const submit = (id: string, maxTokens: number, prefixHashes?: string[]) =>
+      pool?.submit(
+        { id, promptTokens: 512, maxTokens, ignoreEos: true, ...(prefixHashes ? { prefixHashes } : {}) },
+        undefined,
+        { ...route(id, ''), inputTokens: 512, ...(prefixHashes ? { blockHashes: prefixHashes } : {}) },
+      );
+    // A long request keeps engine 0 busy, so the prefix's first request goes to engine 1 and is cached there.
+    submit('filler', 2000);
+    submit('first', 4, hashes);
+    expect([picks.get('filler'), picks.get('first')]).toEqual([0, 1]);
+    pool.runUntilIdle();
+    expect(pool.engines[1]?.holdsBlock('block-0')).toBe(true);
+    expect(pool.engines[0]?.holdsBlock('block-0')).toBe(false);
+    // Both idle now: least-loaded would take engine 0; the overlap takes engine 1.
+    submit('again', 4, hashes);
+    expect(picks.get('again')).toBe(1);
   });
 });

@@ -175,12 +175,12 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
           servedModelName: flags.servedModelName ?? servedName,
           ...(flags.maxModelLen ? { maxModelLen: flags.maxModelLen } : {}),
           log: (line) => io.stderr(`${line}\n`),
-          poolRouter: (pool, engines) => {
+          poolRouter: (pool, engines, blocks) => {
             if (flags.routerPolicy === POOL_LEAST_LOADED) return null;
             const options = flags.routerPolicy
               ? { policy: flags.routerPolicy, ...(flags.hashFlavor ? { hashFlavor: flags.hashFlavor } : {}) }
               : defaultPoolPolicy(pool);
-            return createPoolRouter({ ...options, seed: flags.seed }, engines);
+            return createPoolRouter({ ...options, seed: flags.seed }, engines, blocks);
           },
           ...(crashAfter
             ? {

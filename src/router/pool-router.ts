@@ -1,4 +1,4 @@
-import type { PoolRoute, PoolRouter, RouterOptionsInput } from '../schema/router.ts';
+import type { PoolBlockSource, PoolRoute, PoolRouter, RouterOptionsInput } from '../schema/router.ts';
 import { createPolicy } from './create.ts';
 import { RouterPool } from './pool.ts';
 
@@ -6,12 +6,29 @@ import { RouterPool } from './pool.ts';
  * The router code in front of a pool of engines that lives in one process (the simulated engine's
  * aggregated and disaggregated pools): the same policies and load counters as `infx router`, asked for an
  * engine index instead of a URL. A request the policy cannot place (every engine is healthy here, so only
- * an SMG target worker out of range) goes to engine 0.
+ * an SMG target worker out of range) goes to engine 0. `blocks`: what each engine's KV cache holds, for
+ * kv-aware routing with KV events (the engines are in this process, so their caches are read directly).
  */
-export function createPoolRouter(options: RouterOptionsInput, engines: number): PoolRouter {
-  const policy = createPolicy(options);
+export function createPoolRouter(
+  options: RouterOptionsInput,
+  engines: number,
+  blocks?: PoolBlockSource,
+): PoolRouter {
+  const urls = Array.from({ length: engines }, (_, i) => `engine-${i}`);
+  const policy = createPolicy(
+    options,
+    blocks
+      ? {
+          // kv-aware asks only whether a block is held.
+          cachedBlocks: (url) => {
+            const i = urls.indexOf(url);
+            return { has: (h: string | number) => blocks(i, String(h)) } as unknown as ReadonlySet<string>;
+          },
+        }
+      : {},
+  );
   const pool = new RouterPool(
-    Array.from({ length: engines }, (_, i) => `engine-${i}`),
+    urls,
     policy,
     { hashFlavor: options.hashFlavor ?? 'smg', seed: options.seed ?? 0 },
   );

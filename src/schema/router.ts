@@ -136,6 +136,9 @@ export interface PoolRoute {
   inputTokens: number;
 }
 
+/** Whether engine `engine` of a pool holds the KV block of prefix hash `hash` now (KV events). */
+export type PoolBlockSource = (engine: number, hash: string) => boolean;
+
 export interface PoolRouter {
   /** The policy's name, for /v1/models. */
   readonly name: string;

@@ -88,6 +88,16 @@ export class AggregatePool implements Paced {
     return sumGauges(all, all);
   }
 
+  /** Co-simulation in virtual time: the earliest engine's step, until none has work (tests, prediction). */
+  runUntilIdle(): void {
+    for (;;) {
+      let next: SimEngine | null = null;
+      for (const e of this.engines) if (e.hasWork() && (next === null || e.nowMs < next.nowMs)) next = e;
+      if (next === null) return;
+      next.step();
+    }
+  }
+
   async runRealtime(options: PacerOptions, pacer = new Pacer(options)): Promise<void> {
     this.pacer = pacer;
     try {

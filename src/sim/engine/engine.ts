@@ -92,6 +92,11 @@ export class SimEngine implements Paced {
   }
 
   /** Fraction of KV blocks held by requests (as gauges().kvUsage, without building the gauges). */
+  /** Whether the GPU KV cache holds the block of this prefix hash (a router's KV-event view). */
+  holdsBlock(hash: string): boolean {
+    return this.pool.holds(hash);
+  }
+
   get kvUsage(): number {
     return this.pool.usage();
   }

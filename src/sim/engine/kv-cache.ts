@@ -40,6 +40,11 @@ export class BlockPool {
     return 1 - this.numFree() / this.numBlocks;
   }
 
+  /** Whether a computed block of this hash is in the cache (held or free-cached): what KV events report. */
+  holds(hash: string): boolean {
+    return this.cache.has(hash);
+  }
+
   /** Leading hashes present in the cache, at most maxBlocks; no side effect. */
   lookup(hashes: readonly string[] | undefined, maxBlocks: number): number {
     if (!hashes) return 0;

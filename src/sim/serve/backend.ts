@@ -1,4 +1,4 @@
-import type { PoolRoute, PoolRouter } from '../../schema/router.ts';
+import type { PoolBlockSource, PoolRoute, PoolRouter } from '../../schema/router.ts';
 import { AggregatePool, isAggregate, isDisaggSetup, type RowSetup } from '../engine/aggregate.ts';
 import { createSimEngine, type ResolvedSim } from '../engine/config.ts';
 import { DisaggCluster } from '../engine/disagg.ts';
@@ -27,12 +27,18 @@ export interface Backend {
 export const isDisagg = isDisaggSetup;
 
 /** The router code for a pool of `engines` (src/router, handed in by the CLI); null: the least-loaded engine. */
-export type PoolRouterFor = (pool: 'aggregate' | 'prefill' | 'decode', engines: number) => PoolRouter | null;
+export type PoolRouterFor = (
+  pool: 'aggregate' | 'prefill' | 'decode',
+  engines: number,
+  blocks: PoolBlockSource,
+) => PoolRouter | null;
 
 export function backendOf(setup: RowSetup, hooks: EngineHooks, routerFor?: PoolRouterFor): Backend {
   if (isAggregate(setup)) {
-    const router = routerFor?.('aggregate', setup.replicas) ?? null;
-    const pool = new AggregatePool(setup, hooks, router);
+    let pool: AggregatePool | null = null;
+    const router =
+      routerFor?.('aggregate', setup.replicas, (i, h) => pool?.engines[i]?.holdsBlock(h) ?? false) ?? null;
+    pool = new AggregatePool(setup, hooks, router);
     const r = pool.resolved;
     return {
       submit: (req, atMs, route) => pool.submit(req, atMs, route ?? null),
@@ -56,9 +62,14 @@ export function backendOf(setup: RowSetup, hooks: EngineHooks, routerFor?: PoolR
     };
   }
   if (isDisagg(setup)) {
-    const prefillRouter = routerFor?.('prefill', setup.prefill.workers) ?? null;
-    const decodeRouter = routerFor?.('decode', setup.decode.workers) ?? null;
-    const cluster = new DisaggCluster(setup, hooks, {
+    let cluster: DisaggCluster | null = null;
+    const prefillRouter =
+      routerFor?.('prefill', setup.prefill.workers, (i, h) => cluster?.prefill[i]?.holdsBlock(h) ?? false) ??
+      null;
+    const decodeRouter =
+      routerFor?.('decode', setup.decode.workers, (i, h) => cluster?.decode[i]?.holdsBlock(h) ?? false) ??
+      null;
+    cluster = new DisaggCluster(setup, hooks, {
       ...(prefillRouter ? { prefill: prefillRouter } : {}),
       ...(decodeRouter ? { decode: decodeRouter } : {}),
     });
