@@ -44,7 +44,7 @@ const packed = (over: Record<string, unknown> = {}) =>
     ...over,
   }) as unknown as MatrixRow;
 
-describe('infx sweep: an aggregated row of several workers on the simulated engine', () => {
+describe('infx sweep: rows of several workers on the simulated engine', () => {
   it('packed TP4 runs as one pool of two TP4 engines, with 8 GPUs in the denominator', async () => {
     const out = tmpDir();
     const matrix = writeMatrix(out, [packed()]);
@@ -81,4 +81,25 @@ describe('infx sweep: an aggregated row of several workers on the simulated engi
     const points = join(out, 'bad', 'points');
     expect(existsSync(points) ? readdirSync(points) : []).toEqual([]);
   }, 60_000);
+
+  it('2P4/2D4 (thread 000): two TP4 prefill and two TP4 decode workers sweep with all 16 GPUs, split by pool', async () => {
+    const out = tmpDir();
+    const row = packed({ prefill: worker(2), decode: worker(2), disagg: true, 'kv-p2p-transfer': 'nixl' });
+    const matrix = writeMatrix(out, [row]);
+    const r = await infx(['sweep', '--matrix', matrix, '--out', out, '--run-id', 'pd', ...FAST]);
+    expect(r.code, r.stderr).toBe(0);
+    const runDir = join(out, 'pd');
+    const [id] = readdirSync(join(runDir, 'points'));
+    const dir = join(runDir, 'points', id as string, 'attempt-1');
+    expect(PointStatusSchema.parse(readJson(join(dir, 'status.json')))).toMatchObject({
+      status: 'ok',
+      valid: true,
+    });
+    expect(PointResultSchema.parse(readJson(join(dir, 'result.json'))).gpus).toEqual({
+      total: 16,
+      prefill: 8,
+      decode: 8,
+    });
+    expect(processesMentioning(runDir)).toEqual([]);
+  }, 120_000);
 });
