@@ -27,11 +27,10 @@ export function createPoolRouter(
         }
       : {},
   );
-  const pool = new RouterPool(
-    urls,
-    policy,
-    { hashFlavor: options.hashFlavor ?? 'smg', seed: options.seed ?? 0 },
-  );
+  const pool = new RouterPool(urls, policy, {
+    hashFlavor: options.hashFlavor ?? 'smg',
+    seed: options.seed ?? 0,
+  });
   const open = new Map<string, number>();
   return {
     name:
