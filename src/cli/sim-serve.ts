@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { simEvalAnswers } from '../evals/answer-table.ts';
 import { PRECISIONS, type Precision } from '../schema/catalog.ts';
 import type { SimSetup } from '../sim/engine/config.ts';
 import { DEFAULT_AL, DEFAULT_DRAFT_TOKENS } from '../sim/engine/rows.ts';
@@ -42,6 +43,8 @@ interface ServeFlags {
   faultNoStart?: boolean;
   faultHang?: boolean;
   faultCrashAfter?: number;
+  accuracy?: number;
+  evalDataset?: string;
 }
 
 /** Flags as engine settings (the setup itself is assembled in src/sim/serve/setup-from.ts). */
@@ -116,7 +119,13 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
       positive,
     )
     .option('--time-scale <s>', 'run S times faster than real time', positive, 1)
-    .option('--seed <n>', 'seed of the acceptance draws', parseIntArg, 0)
+    .option('--seed <n>', 'seed of the acceptance draws and of the simulated eval answers', parseIntArg, 0)
+    .option(
+      '--accuracy <p>',
+      'answer eval prompts from --eval-dataset right with this simulated probability (0 to 1), per question under --seed',
+      numberIn(0, 1),
+    )
+    .option('--eval-dataset <file>', 'GSM8K JSONL whose questions --accuracy answers (its gold answers)')
     .option('--port <port>', 'port (0: any free port)', parseIntArg, 8000)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option(
@@ -138,6 +147,7 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
     .action(async (flags: ServeFlags) => {
       try {
         const { setup, servedName } = await serveSetup(flags, overridesOf(flags));
+        const evalAnswers = simEvalAnswers(flags);
         if (flags.faultNoStart) {
           io.stderr('error: simulated start-up failure (--fault-no-start): CUDA out of memory\n');
           setExit(1);
@@ -162,6 +172,7 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
           servedModelName: flags.servedModelName ?? servedName,
           ...(flags.maxModelLen ? { maxModelLen: flags.maxModelLen } : {}),
           log: (line) => io.stderr(`${line}\n`),
+          ...(evalAnswers ? { evalAnswers } : {}),
           ...(crashAfter
             ? {
                 onRequestFinished: () => {

@@ -21,12 +21,14 @@ import {
   type EngineStamp,
   errorBody,
   Payloads,
+  promptText,
   readGenerationRequest,
   stampEvent,
   usageOf,
 } from '../openai-wire.ts';
 import { SIMULATOR_VERSION } from '../version.ts';
 import { backendOf, isDisagg } from './backend.ts';
+import { evalTextFor, type SimEvalOptions } from './eval-answer.ts';
 import { LockstepTracker } from './lockstep.ts';
 import { clockStats, prometheusText } from './metrics-text.ts';
 import { prefixBlockHashes } from './prefix-hash.ts';
@@ -62,6 +64,8 @@ export interface SimServeOptions {
   onRequestFinished?: () => void;
   /** Wall ms the engine waits for a request a lockstep client owes it (default pacer.ts). */
   lockstepTimeoutMs?: number;
+  /** Answer eval prompts from a dataset with a simulated accuracy (eval-answer.ts). */
+  evalAnswers?: SimEvalOptions;
 }
 
 export interface SimServer {
@@ -80,7 +84,7 @@ const GENERATION: Readonly<Record<string, Endpoint>> = {
 
 /** Single-token words (under common BPE vocabularies) that generated text cycles through. */
 const WORDS = [' the', ' of', ' and', ' to', ' in', ' a', ' is', ' that', ' for', ' it'];
-const textOf = (from: number, to: number) => {
+const fillerOf = (from: number, to: number) => {
   let s = '';
   for (let i = from; i < to; i++) s += WORDS[i % WORDS.length];
   return s;
@@ -129,11 +133,16 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
   const lockstep = tracker;
   const loop = engine.run(pacer);
   let next = 0;
+  const ev = opts.evalAnswers;
 
   opts.log?.(
     `GPU KV cache size: ${engine.kvTokens} tokens (${resolved.model.id} ${resolved.precision} on ` +
       `${engine.gpus}x ${resolved.accelerator.id}, ${JSON.stringify(engine.describe)}); time scale ${opts.timeScale}x; ${SIMULATOR_VERSION}`,
   );
+  if (ev)
+    opts.log?.(
+      `eval answers: ${ev.table.questions} questions of ${ev.table.file}, answered right with simulated accuracy ${ev.accuracy} (seed ${ev.seed})`,
+    );
 
   const json = (res: http.ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
@@ -164,6 +173,17 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
             precision: resolved.precision,
             ...engine.describe,
             kv_cache_tokens: engine.kvTokens,
+            ...(ev
+              ? {
+                  eval_accuracy: {
+                    accuracy: ev.accuracy,
+                    simulated: true,
+                    seed: ev.seed,
+                    questions: ev.table.questions,
+                    dataset: ev.table.file,
+                  },
+                }
+              : {}),
           },
         },
       ],
@@ -190,6 +210,9 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
       json(res, 400, contextOverflowBody(maxModelLen, promptTokens, maxTokens));
       return false;
     }
+    // A dataset question gets its simulated answer; any other prompt the filler words.
+    const answer = ev ? evalTextFor(ev, promptText(endpoint, body), body.stop) : null;
+    const textOf = answer ? (a: number, b: number) => answer.text(a, b, fillerOf) : fillerOf;
     const k = next++;
     const id = `r${k}`;
     const payloads = new Payloads(endpoint, k, served, 'sim');
@@ -266,6 +289,7 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
             promptTokens,
             maxTokens,
             ignoreEos: body.ignore_eos === true,
+            ...(answer ? { stopAfter: answer.tokens } : {}),
             ...(ids ? { prefixHashes: prefixBlockHashes(ids, BLOCK_SIZE) } : {}),
           },
           atMs,
