@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { docToText } from '../src/evals/gsm8k.ts';
 import { EvalResultsSchema, EvalSampleRecordSchema } from '../src/schema/evals.ts';
 import { type ServerProcess, spawnServer } from './client-helpers.ts';
 import { REPO_ROOT, tmpDir } from './helpers.ts';
@@ -157,6 +158,24 @@ describe.skipIf(!built)(`infx sim serve --accuracy${built ? '' : ' (not built: r
     });
     const cut = (await short.json()) as { choices: { text: string; finish_reason: string }[] };
     expect(cut.choices[0]).toMatchObject({ text: 'Let me work through', finish_reason: 'length' });
+    // Streamed on the chat endpoint, zero-shot: the same answer to the same question, chunk by chunk.
+    const stream = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: MODEL,
+        messages: [{ role: 'user', content: docToText({ question: 'Q5?', answer: '' }) }],
+        max_tokens: 100,
+        stream: true,
+      }),
+    });
+    let content = '';
+    for (const line of (await stream.text()).split('\n')) {
+      if (!line.startsWith('data: {')) continue;
+      const chunk = JSON.parse(line.slice(6)) as { choices: { delta?: { content?: string } }[] };
+      content += chunk.choices[0]?.delta?.content ?? '';
+    }
+    expect(content).toBe(r.responses[5]);
   });
 
   it('--accuracy 0 answers none right; the malformed ones still count for flexible-extract', async () => {
