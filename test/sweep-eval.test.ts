@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EvalResultsSchema } from '../src/schema/evals.ts';
@@ -110,7 +110,40 @@ describe.skipIf(!built)(
       expect(status.reason).toMatch(
         /eval gsm8k \(simulated\): strict-match 0\.0000, .* < 0\.9 from default: below its threshold/,
       );
+      // Stored, the run is not official, and ingest says why.
+      const ingest = await infx(['ingest', join(out, 'fail'), '--db', join(out, 'store.sqlite')]);
+      expect(ingest.stdout + ingest.stderr).toMatch(
+        /1 point\(s\) fell below their accuracy eval threshold \(llama8b_256_64_eval_\S+conc2_h100\): the run is not official/,
+      );
+      const pass = await infx(['ingest', join(out, 'pass'), '--db', join(out, 'store2.sqlite')]);
+      expect(pass.stdout + pass.stderr).not.toContain('below their accuracy eval threshold');
     }, 120_000);
+
+    it('keeps a run with a point below its eval threshold out of the official results', async () => {
+      // As if a real engine had served both runs (a simulated run is unofficial anyway): the results say so.
+      const asReal = (runId: string) => {
+        for (const conc of [2, 4]) {
+          const file = join(attempt(runId, conc), 'result.json');
+          const r = readJson(file) as { engine: Record<string, unknown> };
+          r.engine = {
+            ...r.engine,
+            kind: 'real',
+            simulator: null,
+            timeScale: null,
+            clock: 'wall',
+            lockstep: false,
+            lag: null,
+          };
+          writeFileSync(file, JSON.stringify(r));
+        }
+      };
+      asReal('pass');
+      asReal('fail');
+      const pass = await infx(['ingest', join(out, 'pass'), '--db', join(out, 'real-pass.sqlite')]);
+      expect(pass.stdout).toContain('run pass (official)');
+      const fail = await infx(['ingest', join(out, 'fail'), '--db', join(out, 'real-fail.sqlite')]);
+      expect(fail.stdout).toContain('run fail (unofficial)');
+    }, 60_000);
 
     it('without --eval-dataset, lists run-eval rows as not run, saying why', async () => {
       const r = await infx([
