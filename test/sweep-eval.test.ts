@@ -102,6 +102,9 @@ describe.skipIf(!built)(
         '0',
       ]);
       expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(
+        /conc2_h100: attempt 1 ok, but its eval gsm8k \(simulated\) is below its threshold 0\.9/,
+      );
       // The point's own log says it.
       expect(readFileSync(join(attempt('fail', 2), 'infx.log'), 'utf8')).toContain('below its threshold');
       const status = PointStatusSchema.parse(readJson(join(attempt('fail', 2), 'status.json')));
