@@ -187,6 +187,7 @@ export async function runPointAttempt(spec: PointSpec, opts: AttemptOptions): Pr
         log(line);
         if (!evalOutcome.pass) note = note ? `${note}; ${line}` : line;
         if (engineDied) failure = { phase: 'benchmark', reason: engineDied, engineGone: true };
+        else if (o.signal?.aborted) failure = { phase: 'benchmark', reason: 'stopped during the eval' };
       }
     } catch (err) {
       if (err instanceof BenchInterrupted)
