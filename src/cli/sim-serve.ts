@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { simEvalAnswers } from '../evals/answer-table.ts';
 import { createPoolRouter, defaultPoolPolicy, POOL_LEAST_LOADED } from '../router/pool-router.ts';
 import { PRECISIONS, type Precision } from '../schema/catalog.ts';
 import { HASH_FLAVORS, type HashFlavor, ROUTER_POLICIES, type RouterPolicyName } from '../schema/router.ts';
@@ -46,6 +47,8 @@ interface ServeFlags {
   faultCrashAfter?: number;
   routerPolicy?: RouterPolicyName | typeof POOL_LEAST_LOADED;
   hashFlavor?: HashFlavor;
+  accuracy?: number;
+  evalDataset?: string;
 }
 
 /** Flags as engine settings (the setup itself is assembled in src/sim/serve/setup-from.ts). */
@@ -120,7 +123,13 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
       positive,
     )
     .option('--time-scale <s>', 'run S times faster than real time', positive, 1)
-    .option('--seed <n>', 'seed of the acceptance draws', parseIntArg, 0)
+    .option('--seed <n>', 'seed of the acceptance draws and of the simulated eval answers', parseIntArg, 0)
+    .option(
+      '--accuracy <p>',
+      'answer eval prompts from --eval-dataset right with this simulated probability (0 to 1), per question under --seed',
+      numberIn(0, 1),
+    )
+    .option('--eval-dataset <file>', 'GSM8K JSONL whose questions --accuracy answers (its gold answers)')
     .option('--port <port>', 'port (0: any free port)', parseIntArg, 8000)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option(
@@ -151,6 +160,7 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
     .action(async (flags: ServeFlags) => {
       try {
         const { setup, servedName } = await serveSetup(flags, overridesOf(flags));
+        const evalAnswers = simEvalAnswers(flags);
         if (flags.faultNoStart) {
           io.stderr('error: simulated start-up failure (--fault-no-start): CUDA out of memory\n');
           setExit(1);
@@ -182,6 +192,7 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
               : defaultPoolPolicy(pool);
             return createPoolRouter({ ...options, seed: flags.seed }, engines, blocks);
           },
+          ...(evalAnswers ? { evalAnswers } : {}),
           ...(crashAfter
             ? {
                 onRequestFinished: () => {

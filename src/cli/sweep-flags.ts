@@ -1,8 +1,10 @@
+import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { CONTAINER_RUNTIMES, type ContainerRuntime, type EngineKind } from '../schema/engine-launch.ts';
 import { type BenchDefaults, REFERENCE_BENCH } from '../schema/reference-client.ts';
 import type { PointEngine } from '../schema/run-dir.ts';
 import { agenticPlanDefaults } from '../sweep/agentic-corpus.ts';
+import type { EvalPlanDefaults } from '../sweep/point-eval-plan.ts';
 import { type FaultRule, parseFaultRule } from '../sweep/points.ts';
 import { parseMaxContext } from '../workload/agentic/max-context.ts';
 import { nonNegativeInt, numberIn, parseIntArg, positiveInt } from './common.ts';
@@ -28,6 +30,13 @@ export interface PointFlags {
   maxContext?: number;
   agentxFast?: boolean;
   agenticDuration?: number;
+  evalDataset?: string;
+  evalFewshotDataset?: string;
+  evalLimit?: number;
+  evalConcurrency: number;
+  accuracy: number;
+  evalThresholds?: string;
+  evalMinScore: number;
 }
 
 const positive = numberIn(0, Number.POSITIVE_INFINITY, true);
@@ -112,6 +121,29 @@ export function pointFlags(cmd: Command): Command {
       positiveInt,
     )
     .option(
+      '--eval-dataset <file>',
+      'run-eval rows: the GSM8K test split (JSONL) their eval runs after the benchmark (without it they are not run)',
+    )
+    .option(
+      '--eval-fewshot-dataset <file>',
+      'run-eval rows: the GSM8K train split (JSONL) for few-shot examples (default: the local Hugging Face cache)',
+    )
+    .option('--eval-limit <n>', 'run-eval rows: evaluate the first N questions only', positiveInt)
+    .option('--eval-concurrency <n>', 'run-eval rows: eval requests in flight', positiveInt, 64)
+    .option(
+      '--accuracy <p>',
+      'simulated engine, run-eval rows: the fraction of questions it answers right (a simulated score)',
+      numberIn(0, 1),
+      0.95,
+    )
+    .option('--eval-thresholds <file>', "run-eval rows: thresholds YAML or JSON (default: the reference's)")
+    .option(
+      '--eval-min-score <score>',
+      'run-eval rows: the minimum when no threshold applies',
+      numberIn(0, 1),
+      0.85,
+    )
+    .option(
       '--sim-fault <rule...>',
       'simulated engine fault injection: SELECTOR=no-start|hang|crash-after:N[@ATTEMPTS]; SELECTOR is part of a point id or #N',
     );
@@ -147,5 +179,17 @@ export const agenticDefaults = (f: PointFlags) =>
     fast: f.agentxFast ?? false,
     durationS: f.agenticDuration ?? null,
   });
+
+/** The run-eval rows' eval settings; paths made absolute, as engines run in their attempt folders. */
+export const evalDefaults = (f: PointFlags): EvalPlanDefaults => ({
+  dataset: f.evalDataset ? resolve(f.evalDataset) : null,
+  fewshotDataset: f.evalFewshotDataset ? resolve(f.evalFewshotDataset) : null,
+  fewshot: 5,
+  limit: f.evalLimit ?? null,
+  concurrency: f.evalConcurrency,
+  simAccuracy: f.accuracy,
+  thresholds: f.evalThresholds ? resolve(f.evalThresholds) : null,
+  minScore: f.evalMinScore,
+});
 
 export const faultRules = (f: PointFlags): FaultRule[] => (f.simFault ?? []).map(parseFaultRule);

@@ -10,6 +10,7 @@ import {
   agenticDefaults,
   benchDefaults,
   engineDefaults,
+  evalDefaults,
   faultRules,
   type PointFlags,
   pointFlags,
@@ -35,6 +36,7 @@ async function point(f: PointCmdFlags, io: CliIO, version: string): Promise<numb
     engine: engineDefaults(f),
     faults: faultRules(f),
     agentic: await agenticDefaults(f),
+    eval: evalDefaults(f),
   });
   const controller = new AbortController();
   const stop = (why: string) => {

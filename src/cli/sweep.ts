@@ -28,6 +28,7 @@ import {
   agenticDefaults,
   benchDefaults,
   engineDefaults,
+  evalDefaults,
   faultRules,
   type PointFlags,
   pointFlags,
@@ -167,6 +168,7 @@ async function sweep(f: SweepFlags, given: readonly string[], io: CliIO, version
     engine: engineDefaults(f),
     faults: faultRules(f),
     agentic: await agenticDefaults(f),
+    eval: evalDefaults(f),
     version,
   };
   const planned = await planRun(req);

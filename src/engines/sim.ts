@@ -33,6 +33,8 @@ export interface SimLaunchOptions {
   seed: number;
   attempt: number;
   faults: readonly SimFault[];
+  /** A point with an eval: the engine answers the dataset's questions with this simulated accuracy. */
+  evalAnswers?: { accuracy: number; dataset: string } | null;
 }
 
 function faultFlags(faults: readonly SimFault[], attempt: number): string[] {
@@ -66,6 +68,9 @@ export function renderSim(row: MatrixRow, opts: SimLaunchOptions): EngineLaunch 
     String(Math.max(256, opts.conc)),
     ...(opts.timeScale !== null ? ['--time-scale', String(opts.timeScale)] : []),
     ...faultFlags(opts.faults, opts.attempt),
+    ...(opts.evalAnswers
+      ? ['--accuracy', String(opts.evalAnswers.accuracy), '--eval-dataset', opts.evalAnswers.dataset]
+      : []),
   ];
   return {
     kind: 'sim',

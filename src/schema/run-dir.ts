@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ChangelogMetadataSchema } from './changelog-entry.ts';
 import { CONTAINER_RUNTIMES, ENGINE_KINDS, EngineLaunchSchema } from './engine-launch.ts';
 import { MatrixRowSchema } from './matrix-row.ts';
+import { PointEvalOutcomeSchema, PointEvalSpecSchema } from './point-eval.ts';
 import { WorkloadBenchSchema } from './workload.ts';
 
 /**
@@ -109,6 +110,8 @@ export const PointSpecSchema = z.strictObject({
   }),
   bench: PointBenchSchema,
   engine: PointEngineSchema,
+  /** A `run-eval` row's accuracy eval, run after the benchmark on the same engine (point-eval.ts). */
+  eval: PointEvalSpecSchema.nullable().optional(),
 });
 
 /** `point.json` of one attempt: the spec plus what this attempt actually launched. */
@@ -142,6 +145,8 @@ export const PointStatusSchema = z.strictObject({
     .describe('how the engine process ended, when it ended on its own'),
   /** The last lines of server.log when the engine failed. */
   logTail: z.array(z.string()),
+  /** The point's accuracy eval and its threshold verdict; absent or null when it ran none. */
+  eval: PointEvalOutcomeSchema.nullable().optional(),
 });
 
 export const RunSourceSchema = z.discriminatedUnion('kind', [
@@ -274,6 +279,8 @@ export const ATTEMPT_FILES = {
   engineGroups: 'engines.json',
   /** The Slurm job that runs the attempt. */
   slurmJob: 'slurm-job.json',
+  /** A run-eval point's accuracy eval: lm-eval's results.json and samples_gsm8k.jsonl in this folder. */
+  eval: 'eval',
 } as const;
 
 export type AttemptFileName = (typeof ATTEMPT_FILES)[keyof typeof ATTEMPT_FILES];

@@ -83,6 +83,13 @@ export async function ingestRunDir(
         "official view shows them, labelled simulated, beside real engines' results; " +
         `\`infx ingest ${runDir} --status unofficial\` keeps them out of it`,
     );
+  if (rows.evalsBelow.length > 0)
+    warnings.push(
+      `${rows.evalsBelow.length} point(s) fell below their accuracy eval threshold (${rows.evalsBelow.join(', ')}): ` +
+        (written.status === 'official'
+          ? 'stored as official, as --status says'
+          : 'the run is not official (status.json eval has the scores and the threshold)'),
+    );
   return {
     kind: 'ingest-report',
     runId: contents.manifest.runId,

@@ -35,6 +35,8 @@ export interface RunRows {
   issues: InputIssue[];
   /** Planned points by what served (or would have served) them: their result's engine, else the plan's. */
   engines: Record<EngineKind, number>;
+  /** Points whose chosen attempt's accuracy eval fell below its threshold (status.json `eval.pass`). */
+  evalsBelow: string[];
 }
 
 interface Choice {
@@ -196,6 +198,7 @@ export function runRows(c: RunDirContents): RunRows {
     details: [],
     issues: [],
     engines: { simulated: 0, real: 0 },
+    evalsBelow: [],
   };
   const configs = new Map<string, ConfigsTable>();
   for (const p of c.points) {
@@ -216,6 +219,7 @@ export function runRows(c: RunDirContents): RunRows {
     const chosen = choice.attempt;
     const engine = pointEngine(spec, chosen);
     out.engines[engine]++;
+    if (chosen?.status?.eval?.pass === false) out.evalsBelow.push(spec.pointId);
     const key = pointConfigKey(identity, engine);
     if (!configs.has(key)) configs.set(key, configRow(key, identity, engine));
     out.points.push({

@@ -94,11 +94,12 @@ export async function writeRun(
         `this one: created ${rows.run.created_at}, manifest sha256 ${rows.run.manifest_sha256.slice(0, 12)}…): ` +
         'not the same run, so nothing was stored; give the new run its own id (infx sweep --run-id)',
     );
-  // Simulated results are never official unless asked for: the official view is for real engines.
+  // Simulated results are never official unless asked for: the official view is for real engines. Nor
+  // is a run with a point whose accuracy eval fell below its threshold (changelog-pr-spec §9).
   const status: RunStatus =
     opts.status ??
     (storedRun?.status as RunStatus | undefined) ??
-    (rows.engines.simulated > 0 ? 'unofficial' : 'official');
+    (rows.engines.simulated > 0 || rows.evalsBelow.length > 0 ? 'unofficial' : 'official');
   const run = { ...rows.run };
   const out: WriteOutcome = {
     status,
@@ -189,9 +190,11 @@ export async function writeRun(
         ? `infx ingest --status ${status}`
         : opts.status
           ? `infx ingest --status ${status}`
-          : status === 'unofficial'
-            ? 'infx ingest: served by the simulated engine, so unofficial unless --status says'
-            : 'infx ingest',
+          : status === 'unofficial' && rows.evalsBelow.length > 0
+            ? `infx ingest: ${rows.evalsBelow.length} point(s) below their eval threshold, so unofficial unless --status says`
+            : status === 'unofficial'
+              ? 'infx ingest: served by the simulated engine, so unofficial unless --status says'
+              : 'infx ingest',
     });
   // In key order, as every ingest writes them: concurrent ingests of runs that share configs lock the same
   // rows in the same order (no deadlock between them on PostgreSQL).

@@ -12,6 +12,7 @@ import type { PointEngine, RunManifest, RunOptions, RunProvenance, RunSource } f
 import { RUN_DIR_SCHEMA_VERSION, runIdProblem } from '../schema/run-dir.ts';
 import { safeJoin } from '../schema/safe-path.ts';
 import { withPublicCorpora } from './agentic-corpus.ts';
+import type { EvalPlanDefaults } from './point-eval-plan.ts';
 import { type AgenticPlanDefaults, type FaultRule, planPoints, SweepPlanError } from './points.ts';
 import { runProvenance } from './provenance.ts';
 import { manifestPath, writeManifest } from './run-dir.ts';
@@ -34,6 +35,8 @@ export interface NewRunRequest {
    * Face cache); null or absent: they are listed as not run.
    */
   agentic?: AgenticPlanDefaults | null;
+  /** run-eval rows' eval settings; null or absent: those rows are listed as not run. */
+  eval?: EvalPlanDefaults | null;
   version: string;
   /** Where the sweep runs (tests); default: read from the environment (src/sweep/provenance.ts). */
   provenance?: RunProvenance;
@@ -129,6 +132,7 @@ export async function planRun(req: NewRunRequest): Promise<{ runDir: string; man
     engine: req.engine,
     faults: req.faults,
     agentic: await withPublicCorpora(rows, req.agentic),
+    eval: req.eval ?? null,
   });
   const manifest: RunManifest = {
     schemaVersion: RUN_DIR_SCHEMA_VERSION,

@@ -13,10 +13,12 @@ import {
 } from '../engines/process.ts';
 import { renderSim } from '../engines/sim.ts';
 import type { EngineLaunch } from '../schema/engine-launch.ts';
+import type { PointEvalOutcome } from '../schema/point-eval.ts';
 import type { PointAttempt, PointPhase, PointSpec, PointStatus } from '../schema/run-dir.ts';
 import { RUN_DIR_SCHEMA_VERSION } from '../schema/run-dir.ts';
 import { BenchError, BenchInterrupted } from './bench-point.ts';
 import { benchPoint } from './point-bench.ts';
+import { evalVerdictLine, runPointEval } from './point-eval.ts';
 import { invalidReason, judge, type PointFailure } from './point-verdict.ts';
 import { ATTEMPT_FILES, writeJson } from './run-dir.ts';
 import { resolveSimScale } from './sim-scale.ts';
@@ -68,6 +70,10 @@ async function render(spec: PointSpec, o: AttemptOptions, pointFile: string): Pr
       seed: spec.bench.seed,
       attempt: o.attempt,
       faults: spec.engine.faults,
+      evalAnswers:
+        spec.eval && spec.eval.simAccuracy !== null
+          ? { accuracy: spec.eval.simAccuracy, dataset: resolve(spec.eval.dataset) }
+          : null,
     });
   }
   const { renderRecipe } = await import('../engines/recipe.ts');
@@ -79,6 +85,26 @@ async function render(spec: PointSpec, o: AttemptOptions, pointFile: string): Pr
     container: spec.engine.container,
     acceptance: spec.engine.acceptance,
   });
+}
+
+/** The point's eval on its running engine; an error in it (a dataset, the engine) fails the point there. */
+async function evalOf(
+  spec: PointSpec,
+  launch: EngineLaunch,
+  outDir: string,
+  log: (line: string) => void,
+  signal: AbortSignal,
+): Promise<PointEvalOutcome> {
+  try {
+    return await runPointEval(spec.eval as NonNullable<PointSpec['eval']>, launch, {
+      outDir,
+      modelPrefix: spec.row['model-prefix'] ?? null,
+      log,
+      signal,
+    });
+  } catch (err) {
+    throw new PhaseFailure('benchmark', `eval: ${(err as Error).message}`);
+  }
 }
 
 /** Lines of server.log read for the cause: enough to see past an engine's INFO lines on its way out. */
@@ -102,6 +128,7 @@ export async function runPointAttempt(spec: PointSpec, opts: AttemptOptions): Pr
   let valid: boolean | null = null;
   let note: string | null = null;
   let phase: PointPhase = 'setup';
+  let evalOutcome: PointEvalOutcome | null = null;
 
   const attemptRecord = (l: EngineLaunch | null): PointAttempt => ({
     ...spec,
@@ -154,6 +181,14 @@ export async function runPointAttempt(spec: PointSpec, opts: AttemptOptions): Pr
       failure = judge(report.result, engineDied);
       if (!failure && o.signal?.aborted) failure = { phase: 'benchmark', reason: 'stopped before the end' };
       if (!failure && !report.result.valid) note = `the result is not valid: ${invalidReason(report.result)}`;
+      if (!failure && spec.eval) {
+        evalOutcome = await evalOf(spec, launch, o.outDir, log, bench.signal);
+        const line = evalVerdictLine(evalOutcome);
+        log(line);
+        if (!evalOutcome.pass) note = note ? `${note}; ${line}` : line;
+        if (engineDied) failure = { phase: 'benchmark', reason: engineDied, engineGone: true };
+        else if (o.signal?.aborted) failure = { phase: 'benchmark', reason: 'stopped during the eval' };
+      }
     } catch (err) {
       if (err instanceof BenchInterrupted)
         throw new PhaseFailure('warmup', engineDied ?? `interrupted: ${err.message}`, engineDied !== null);
@@ -208,6 +243,7 @@ export async function runPointAttempt(spec: PointSpec, opts: AttemptOptions): Pr
     host,
     engineExit,
     logTail: tail.slice(-TAIL_LINES),
+    ...(spec.eval ? { eval: evalOutcome } : {}),
   };
   await writeJson(join(o.outDir, ATTEMPT_FILES.status), status);
   return status;

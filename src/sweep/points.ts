@@ -12,6 +12,7 @@ import type { PointEngine, PointSpec, SimFault, SkippedRow } from '../schema/run
 import { pointIdProblem, RUN_DIR_SCHEMA_VERSION, runIdProblem } from '../schema/run-dir.ts';
 import type { TraceCorpus } from '../schema/workload.ts';
 import { rowWorkloadKind } from '../schema/workload.ts';
+import { type EvalPlanDefaults, evalSpecOf } from './point-eval-plan.ts';
 
 /**
  * Matrix rows → benchmark points: one per row and concurrency (a multi-node row carries a list), each
@@ -35,6 +36,8 @@ export interface PlanPointsOptions {
   faults: readonly FaultRule[];
   /** The trace corpus agentic-coding rows replay; absent or null: those rows are listed as not run. */
   agentic?: AgenticPlanDefaults | null;
+  /** `run-eval` rows' eval settings (`--eval-dataset`, `--accuracy`); absent: those rows are not run. */
+  eval?: EvalPlanDefaults | null;
 }
 
 /** What an agentic point takes from the sweep rather than its row: the corpus and the replay's settings. */
@@ -173,7 +176,11 @@ export function planPoints(
   if (runIdBad) throw new SweepPlanError(runIdBad);
   rows.forEach((row, index) => {
     const corpus = isFixed(row) ? null : corpusOf(row, opts.agentic);
-    const reason = unsupported(row) ?? (typeof corpus === 'string' ? corpus : null);
+    const evalSpec = evalSpecOf(row, opts.eval, opts.engine.kind);
+    const reason =
+      unsupported(row) ??
+      (typeof corpus === 'string' ? corpus : null) ??
+      (typeof evalSpec === 'string' ? evalSpec : null);
     if (reason) {
       skipped.push({ index, expName: row['exp-name'], reason });
       return;
@@ -210,6 +217,7 @@ export function planPoints(
         },
         bench: benchOf(row, conc, opts, corpus as TraceCorpus | null),
         engine: { ...opts.engine, faults: [] },
+        ...(evalSpec !== null && typeof evalSpec !== 'string' ? { eval: evalSpec } : {}),
       });
     }
   });

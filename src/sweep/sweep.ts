@@ -46,7 +46,7 @@ export const SPEC_FILE = POINT_FILES.spec;
 
 function describe(s: PointStatus): string {
   return s.status === 'ok'
-    ? `ok${s.valid === false ? ' (not valid)' : ''}`
+    ? `ok${s.valid === false ? ' (not valid)' : ''}${s.eval?.pass === false ? `, but its eval ${s.eval.task}${s.eval.simulated ? ' (simulated)' : ''} is below its threshold ${s.eval.threshold}` : ''}`
     : `failed in ${s.phase}${s.interrupted ? ' (interrupted)' : ''}: ${s.reason}`;
 }
 

@@ -21,12 +21,14 @@ import {
   type EngineStamp,
   errorBody,
   Payloads,
+  promptText,
   readGenerationRequest,
   stampEvent,
   usageOf,
 } from '../openai-wire.ts';
 import { SIMULATOR_VERSION } from '../version.ts';
 import { backendOf, isDisagg, type PoolRouterFor } from './backend.ts';
+import { evalTextFor, type SimEvalOptions } from './eval-answer.ts';
 import { LockstepTracker } from './lockstep.ts';
 import { clockStats, prometheusText } from './metrics-text.ts';
 import { prefixBlockHashes } from './prefix-hash.ts';
@@ -65,6 +67,8 @@ export interface SimServeOptions {
   lockstepTimeoutMs?: number;
   /** The router code of a pool's engines (aggregated or disaggregated rows); default least-loaded. */
   poolRouter?: PoolRouterFor;
+  /** Answer eval prompts from a dataset with a simulated accuracy (eval-answer.ts). */
+  evalAnswers?: SimEvalOptions;
 }
 
 export interface SimServer {
@@ -83,7 +87,7 @@ const GENERATION: Readonly<Record<string, Endpoint>> = {
 
 /** Single-token words (under common BPE vocabularies) that generated text cycles through. */
 const WORDS = [' the', ' of', ' and', ' to', ' in', ' a', ' is', ' that', ' for', ' it'];
-const textOf = (from: number, to: number) => {
+const fillerOf = (from: number, to: number) => {
   let s = '';
   for (let i = from; i < to; i++) s += WORDS[i % WORDS.length];
   return s;
@@ -136,11 +140,16 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
   const lockstep = tracker;
   const loop = engine.run(pacer);
   let next = 0;
+  const ev = opts.evalAnswers;
 
   opts.log?.(
     `GPU KV cache size: ${engine.kvTokens} tokens (${resolved.model.id} ${resolved.precision} on ` +
       `${engine.gpus}x ${resolved.accelerator.id}, ${JSON.stringify(engine.describe)}); time scale ${opts.timeScale}x; ${SIMULATOR_VERSION}`,
   );
+  if (ev)
+    opts.log?.(
+      `eval answers: ${ev.table.questions} questions of ${ev.table.file}, answered right with simulated accuracy ${ev.accuracy} (seed ${ev.seed})`,
+    );
 
   const json = (res: http.ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
@@ -171,6 +180,17 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
             precision: resolved.precision,
             ...engine.describe,
             kv_cache_tokens: engine.kvTokens,
+            ...(ev
+              ? {
+                  eval_accuracy: {
+                    accuracy: ev.accuracy,
+                    simulated: true,
+                    seed: ev.seed,
+                    questions: ev.table.questions,
+                    dataset: ev.table.file,
+                  },
+                }
+              : {}),
           },
         },
       ],
@@ -198,6 +218,9 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
       json(res, 400, contextOverflowBody(maxModelLen, promptTokens, maxTokens));
       return false;
     }
+    // A dataset question gets its simulated answer; any other prompt the filler words.
+    const answer = ev ? evalTextFor(ev, promptText(endpoint, body), body.stop) : null;
+    const textOf = answer ? (a: number, b: number) => answer.text(a, b, fillerOf) : fillerOf;
     const k = next++;
     const id = `r${k}`;
     const payloads = new Payloads(endpoint, k, served, 'sim');
@@ -275,6 +298,7 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
             promptTokens,
             maxTokens,
             ignoreEos: body.ignore_eos === true,
+            ...(answer ? { stopAfter: answer.tokens } : {}),
             ...(prefixHashes ? { prefixHashes } : {}),
           },
           atMs,
