@@ -5,6 +5,7 @@ import type { MatrixRow } from '../src/schema/matrix-row.ts';
 import { PointResultSchema } from '../src/schema/point-result.ts';
 import { PointStatusSchema } from '../src/schema/run-dir.ts';
 import { tmpDir } from './helpers.ts';
+import { rowWorker } from './rows.ts';
 import { FAST, infx, processesMentioning, readJson, writeMatrix } from './sweep-helpers.ts';
 
 /**
@@ -14,15 +15,7 @@ import { FAST, infx, processesMentioning, readJson, writeMatrix } from './sweep-
  * any engine starts.
  */
 
-const worker = (n: number) => ({
-  'num-worker': n,
-  tp: 4,
-  ep: 1,
-  'dp-attn': false,
-  pp: 1,
-  'dcp-size': 1,
-  'pcp-size': 1,
-});
+const worker = (n: number) => rowWorker(n, 4);
 const packed = (over: Record<string, unknown> = {}) =>
   ({
     image: 'vllm/vllm-openai:v0.11.0',

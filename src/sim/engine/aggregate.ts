@@ -2,7 +2,7 @@ import type { PoolRoute, PoolRouter } from '../../schema/router.ts';
 import { createSimEngine, type ResolvedSim, type SimSetup } from './config.ts';
 import { type DisaggSetup, leastLoaded, sumGauges } from './disagg.ts';
 import type { SimEngine } from './engine.ts';
-import { type Paced, Pacer, type PacerOptions } from './pacer.ts';
+import { PacedEngines } from './paced-engines.ts';
 import type { EngineGauges, EngineHooks, SimRequest } from './types.ts';
 
 /**
@@ -23,18 +23,17 @@ export type RowSetup = SimSetup | DisaggSetup | AggregateSetup;
 export const isAggregate = (s: RowSetup): s is AggregateSetup => 'replicas' in s && 'setup' in s;
 export const isDisaggSetup = (s: RowSetup): s is DisaggSetup => 'prefill' in s && 'decode' in s;
 
-export class AggregatePool implements Paced {
+export class AggregatePool extends PacedEngines {
   readonly engines: SimEngine[] = [];
   readonly resolved: ResolvedSim;
   readonly gpus: number;
-  private pacer: Pacer | null = null;
-  private wakers: (() => void)[] = [];
 
   constructor(
     setup: AggregateSetup,
     public hooks: EngineHooks = {},
     private readonly router: PoolRouter | null = null,
   ) {
+    super();
     if (!(Number.isInteger(setup.replicas) && setup.replicas >= 1))
       throw new RangeError(`an aggregated pool needs at least one engine, got ${setup.replicas}`);
     let resolved: ResolvedSim | null = null;
@@ -71,9 +70,7 @@ export class AggregatePool implements Paced {
         : (this.engines[picked] ?? (this.engines[0] as SimEngine));
     if (atMs !== undefined && !this.pacer) engine.advanceTo(atMs);
     const arrival = engine.submit(req, atMs);
-    const w = this.wakers;
-    this.wakers = [];
-    for (const f of w) f();
+    this.wake();
     return arrival;
   }
 
@@ -81,6 +78,10 @@ export class AggregatePool implements Paced {
     let found = false;
     for (const e of this.engines) found = e.abort(id) || found;
     return found;
+  }
+
+  protected workers(): readonly SimEngine[] {
+    return this.engines;
   }
 
   gauges(): EngineGauges {
@@ -96,39 +97,5 @@ export class AggregatePool implements Paced {
       if (next === null) return;
       next.step();
     }
-  }
-
-  async runRealtime(options: PacerOptions, pacer = new Pacer(options)): Promise<void> {
-    this.pacer = pacer;
-    try {
-      await pacer.run(this);
-    } finally {
-      this.pacer = null;
-    }
-  }
-
-  start(): void {
-    for (const e of this.engines) e.start();
-  }
-
-  nextDueMs(): number | null {
-    let due: number | null = null;
-    for (const e of this.engines) {
-      const d = e.nextDueMs();
-      if (d !== null && (due === null || d < due)) due = d;
-    }
-    return due;
-  }
-
-  fire(ms: number): void {
-    for (const e of this.engines) e.fire(ms);
-  }
-
-  waitForWork(): Promise<void> {
-    return new Promise((resolve) => this.wakers.push(resolve));
-  }
-
-  attachClock(clock: (() => number) | null): void {
-    for (const e of this.engines) e.attachClock(clock);
   }
 }

@@ -2,7 +2,7 @@ import { kvBytesPerToken } from '../../catalog/memory.ts';
 import type { PoolRoute, PoolRouter } from '../../schema/router.ts';
 import { createSimEngine, type ResolvedSim, type SimSetup } from './config.ts';
 import { type SimEngine, SimRequestError } from './engine.ts';
-import { type Paced, Pacer, type PacerOptions } from './pacer.ts';
+import { PacedEngines } from './paced-engines.ts';
 import type { EngineGauges, EngineHooks, SimRequest } from './types.ts';
 
 /**
@@ -36,7 +36,7 @@ interface Pending {
   landsMs: number;
 }
 
-export class DisaggCluster implements Paced {
+export class DisaggCluster extends PacedEngines {
   readonly prefill: SimEngine[] = [];
   readonly decode: SimEngine[] = [];
   readonly prefillResolved: ResolvedSim;
@@ -45,8 +45,6 @@ export class DisaggCluster implements Paced {
   private readonly transfers: Pending[] = [];
   private readonly requests = new Map<string, SimRequest>();
   private readonly routes = new Map<string, PoolRoute | null>();
-  private pacer: Pacer | null = null;
-  private wakers: (() => void)[] = [];
 
   constructor(
     setup: DisaggSetup,
@@ -54,6 +52,7 @@ export class DisaggCluster implements Paced {
     /** The router code for each pool (src/router, handed in); without one, the least-loaded worker. */
     private readonly routers: { prefill?: PoolRouter; decode?: PoolRouter } = {},
   ) {
+    super();
     let pre: ResolvedSim | null = null;
     for (let i = 0; i < setup.prefill.workers; i++) {
       const { engine, resolved } = createSimEngine(setup.prefill.setup, {
@@ -117,9 +116,7 @@ export class DisaggCluster implements Paced {
     const worker = pick(this.prefill, this.routers.prefill, req.id, route);
     if (atMs !== undefined && !this.pacer) worker.advanceTo(atMs);
     const arrival = worker.submit({ ...req, maxTokens: 1, stopAfter: 1, ignoreEos: true }, atMs);
-    const w = this.wakers;
-    this.wakers = [];
-    for (const f of w) f();
+    this.wake();
     return arrival;
   }
 
@@ -157,41 +154,8 @@ export class DisaggCluster implements Paced {
     return n;
   }
 
-  /** Paces every worker on one clock (pacer.ts); KV transfers become timed events. */
-  async runRealtime(options: PacerOptions, pacer = new Pacer(options)): Promise<void> {
-    this.pacer = pacer;
-    try {
-      await pacer.run(this);
-    } finally {
-      this.pacer = null;
-    }
-  }
-
-  start(): void {
-    for (const e of this.prefill) e.start();
-    for (const e of this.decode) e.start();
-  }
-
-  nextDueMs(): number | null {
-    let due: number | null = null;
-    for (const e of [...this.prefill, ...this.decode]) {
-      const d = e.nextDueMs();
-      if (d !== null && (due === null || d < due)) due = d;
-    }
-    return due;
-  }
-
-  fire(ms: number): void {
-    for (const e of this.prefill) e.fire(ms);
-    for (const e of this.decode) e.fire(ms);
-  }
-
-  waitForWork(): Promise<void> {
-    return new Promise((resolve) => this.wakers.push(resolve));
-  }
-
-  attachClock(clock: (() => number) | null): void {
-    for (const e of [...this.prefill, ...this.decode]) e.attachClock(clock);
+  protected workers(): readonly SimEngine[] {
+    return [...this.prefill, ...this.decode];
   }
 
   private prefilled(id: string, atMs: number, promptTokens: number): void {
