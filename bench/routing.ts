@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAgenticBench } from '../src/sweep/bench-agentic.ts';
+import { invalidReason } from '../src/sweep/point-verdict.ts';
 import { writeSynthCorpusFile } from '../src/workload/agentic/synth.ts';
 
 function flag(name: string, fallback: number): number {
@@ -109,6 +110,8 @@ interface Row {
   hitRate: number | null;
   tputPerGpu: number | null;
   ttftP90: number | null;
+  /** Why the point is not valid (the client or the host, not the engine, set the pace), or null. */
+  invalid: string | null;
 }
 
 const fmt = (v: number | null, digits: number) => (v === null ? '—' : v.toFixed(digits));
@@ -160,6 +163,7 @@ async function main(): Promise<void> {
           hitRate: a?.server?.cache.gpu_cache_hit_rate ?? null,
           tputPerGpu: a?.throughput?.perGpu.total ?? null,
           ttftP90: a?.latency.ttftMs.p90 ?? null,
+          invalid: report.result.valid ? null : invalidReason(report.result),
         });
       } finally {
         child.kill('SIGTERM');
@@ -171,10 +175,17 @@ async function main(): Promise<void> {
     );
     for (const r of rows)
       console.log(
-        `${r.label.padEnd(24)} ${fmt(r.hitRate === null ? null : r.hitRate * 100, 1).padStart(9)}%  ${fmt(r.tputPerGpu, 0).padStart(10)}  ${fmt(r.ttftP90, 0).padStart(14)}`,
+        `${r.label.padEnd(24)} ${fmt(r.hitRate === null ? null : r.hitRate * 100, 1).padStart(9)}%  ${fmt(r.tputPerGpu, 0).padStart(10)}  ${fmt(r.ttftP90, 0).padStart(14)}${r.invalid ? `   INVALID: ${r.invalid}` : ''}`,
       );
     const rr = rows.find((r) => r.label === 'round-robin');
     for (const r of rows.filter((x) => x.label === 'cache-aware' || x.label.startsWith('consistent-hash'))) {
+      // A point the host could not keep pace with has no figures to compare.
+      if (r.invalid || rr?.invalid) {
+        console.log(
+          `${r.label} against round-robin: not judged (a result is invalid; rerun on a quieter machine)`,
+        );
+        continue;
+      }
       const beats =
         rr && r.hitRate !== null && rr.hitRate !== null && r.ttftP90 !== null && rr.ttftP90 !== null
           ? r.hitRate > rr.hitRate && r.ttftP90 < rr.ttftP90

@@ -31,7 +31,7 @@ export interface PreflightOptions {
 }
 
 /** The engine-level fields of a row: rows that differ only in concurrency render the same programs. */
-const rowKey = (row: MatrixRow) => JSON.stringify({ ...row, conc: null, 'exp-name': null });
+export const rowKey = (row: MatrixRow) => JSON.stringify({ ...row, conc: null, 'exp-name': null });
 
 /**
  * What the real-engine points need. Process engines: each distinct row is rendered once (the recipes run

@@ -1,7 +1,7 @@
-import { describePreflight, planPreflight, runPreflight } from '../engines/preflight.ts';
+import { describePreflight, planPreflight, rowKey, runPreflight } from '../engines/preflight.ts';
 import { InfxError } from '../schema/errors.ts';
 import type { RunManifest } from '../schema/run-dir.ts';
-import { isAggregate, isDisaggSetup } from '../sim/engine/aggregate.ts';
+import { engineSetups } from '../sim/engine/aggregate.ts';
 import { resolveSim } from '../sim/engine/config.ts';
 import { setupFromRow } from '../sim/serve/setup-from.ts';
 
@@ -18,16 +18,11 @@ function simProblems(manifest: RunManifest): string[] {
   const seen = new Map<string, string | null>();
   for (const p of manifest.points) {
     if (p.engine.kind !== 'sim') continue;
-    const key = JSON.stringify({ ...p.row, conc: null, 'exp-name': null });
+    const key = rowKey(p.row);
     if (!seen.has(key)) {
       let why: string | null = null;
       try {
-        const setup = setupFromRow(p.row);
-        if (isAggregate(setup)) resolveSim(setup.setup);
-        else if (isDisaggSetup(setup)) {
-          resolveSim(setup.prefill.setup);
-          resolveSim(setup.decode.setup);
-        } else resolveSim(setup);
+        for (const setup of engineSetups(setupFromRow(p.row))) resolveSim(setup);
       } catch (err) {
         if (!(err instanceof InfxError)) throw err;
         why = err.message;

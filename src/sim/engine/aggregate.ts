@@ -23,6 +23,13 @@ export type RowSetup = SimSetup | DisaggSetup | AggregateSetup;
 export const isAggregate = (s: RowSetup): s is AggregateSetup => 'replicas' in s && 'setup' in s;
 export const isDisaggSetup = (s: RowSetup): s is DisaggSetup => 'prefill' in s && 'decode' in s;
 
+/** The engine setups a row runs (one; the pool's; prefill's and decode's). */
+export function engineSetups(s: RowSetup): SimSetup[] {
+  if (isAggregate(s)) return [s.setup];
+  if (isDisaggSetup(s)) return [s.prefill.setup, s.decode.setup];
+  return [s];
+}
+
 export class AggregatePool extends PacedEngines {
   readonly engines: SimEngine[] = [];
   readonly resolved: ResolvedSim;

@@ -24,8 +24,6 @@ export interface Backend {
   describe: Record<string, unknown>;
 }
 
-export const isDisagg = isDisaggSetup;
-
 /** The router code for a pool of `engines` (src/router, handed in by the CLI); null: the least-loaded engine. */
 export type PoolRouterFor = (
   pool: 'aggregate' | 'prefill' | 'decode',
@@ -61,7 +59,7 @@ export function backendOf(setup: RowSetup, hooks: EngineHooks, routerFor?: PoolR
       },
     };
   }
-  if (isDisagg(setup)) {
+  if (isDisaggSetup(setup)) {
     let cluster: DisaggCluster | null = null;
     const prefillRouter =
       routerFor?.('prefill', setup.prefill.workers, (i, h) => cluster?.prefill[i]?.holdsBlock(h) ?? false) ??

@@ -9,6 +9,7 @@ import {
   TIME_SCALE_HEADER,
 } from '../../schema/sim-protocol.ts';
 import type { RowSetup } from '../engine/aggregate.ts';
+import { isDisaggSetup } from '../engine/aggregate.ts';
 import type { ResolvedSim } from '../engine/config.ts';
 import { type FinishInfo, SimRequestError } from '../engine/engine.ts';
 import { BLOCK_SIZE } from '../engine/kv-cache.ts';
@@ -27,7 +28,7 @@ import {
   usageOf,
 } from '../openai-wire.ts';
 import { SIMULATOR_VERSION } from '../version.ts';
-import { backendOf, isDisagg, type PoolRouterFor } from './backend.ts';
+import { backendOf, type PoolRouterFor } from './backend.ts';
 import { evalTextFor, type SimEvalOptions } from './eval-answer.ts';
 import { LockstepTracker } from './lockstep.ts';
 import { clockStats, prometheusText } from './metrics-text.ts';
@@ -419,7 +420,7 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     resolved,
-    disaggregated: isDisagg(opts.setup),
+    disaggregated: isDisaggSetup(opts.setup),
     close: async () => {
       stop.abort();
       server.closeAllConnections();
