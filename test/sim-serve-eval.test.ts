@@ -104,6 +104,7 @@ async function evalRun(url: string, out: string, extra: string[] = []) {
     .map((l) => EvalSampleRecordSchema.parse(JSON.parse(l)));
   const scores = results.results.gsm8k as Record<string, unknown>;
   return {
+    simulator: results.infx.simulator ?? null,
     strict: scores['exact_match,strict-match'],
     flexible: scores['exact_match,flexible-extract'],
     responses: samples.sort((a, b) => a.doc_id - b.doc_id).map((s) => s.response),
@@ -176,6 +177,11 @@ describe.skipIf(!built)(`infx sim serve --accuracy${built ? '' : ' (not built: r
       content += chunk.choices[0]?.delta?.content ?? '';
     }
     expect(content).toBe(r.responses[5]);
+  });
+
+  it('a score from the simulated engine says it is simulated in results.json', async () => {
+    const url = await serve(1, 0, test);
+    expect((await evalRun(url, 'simlabel')).simulator).toMatch(/^infx-sim\//);
   });
 
   it('--accuracy 0 answers none right; the malformed ones still count for flexible-extract', async () => {

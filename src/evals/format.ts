@@ -30,7 +30,7 @@ export function formatResults(results: EvalResults): string {
   if (r === undefined) return 'no gsm8k results\n';
   const n = results.infx;
   const lines = [
-    `gsm8k (${results['n-shot'][GSM8K_TASK]}-shot, ${n.samples} samples)`,
+    `gsm8k (${results['n-shot'][GSM8K_TASK]}-shot, ${n.samples} samples)${n.simulator ? ` — simulated: the server is infx's simulated engine (${n.simulator}), so the score is too` : ''}`,
     `  exact_match,strict-match      ${pyFixed(r['exact_match,strict-match'], 4)} ± ${stderrText(r['exact_match_stderr,strict-match'])}  (${n.correct['strict-match']} correct)`,
     `  exact_match,flexible-extract  ${pyFixed(r['exact_match,flexible-extract'], 4)} ± ${stderrText(r['exact_match_stderr,flexible-extract'])}  (${n.correct['flexible-extract']} correct)`,
     `  failed requests ${n.failed} (graded wrong, not answers), empty ${n.empty}, truncated ${n.truncated}, retries ${n.retries}`,

@@ -62,6 +62,8 @@ export interface ResultsContext {
   retries: number;
   /** Unix seconds, as lm-eval's `date`. */
   date: number;
+  /** The simulator the server said it is (its /v1/models), or null: a real engine, or not known. */
+  simulator?: string | null;
 }
 
 /** results.json in lm-eval's layout for the graded samples (in document order). */
@@ -136,6 +138,7 @@ export function buildResults(samples: readonly EvalSampleRecord[], ctx: ResultsC
     lm_eval_version: LM_EVAL_VERSION,
     infx: {
       version: INFX_VERSION,
+      simulator: ctx.simulator ?? null,
       samples: samples.length,
       failed: count('failed'),
       empty: count('empty'),

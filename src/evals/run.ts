@@ -63,9 +63,28 @@ interface Completion {
 
 class AttemptError extends Error {}
 
+const apiBase = (baseUrl: string) => baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+
 function endpointUrl(baseUrl: string, endpoint: Endpoint): string {
-  const base = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
-  return `${base}${endpoint === 'chat' ? '/v1/chat/completions' : '/v1/completions'}`;
+  return `${apiBase(baseUrl)}${endpoint === 'chat' ? '/v1/chat/completions' : '/v1/completions'}`;
+}
+
+/**
+ * The simulator a server says it is (`infx.simulator` in its /v1/models, as infx's simulated engine
+ * answers), so that its score is labelled simulated; null for any other server or when it does not answer.
+ */
+async function simulatorOf(baseUrl: string, signal: AbortSignal | undefined): Promise<string | null> {
+  try {
+    const res = await fetch(`${apiBase(baseUrl)}/v1/models`, {
+      signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(5000)]) : AbortSignal.timeout(5000),
+    });
+    if (!res.ok) return null;
+    const body = (await res.json()) as { data?: { infx?: { simulator?: unknown } }[] };
+    const sim = body.data?.[0]?.infx?.simulator;
+    return typeof sim === 'string' ? sim : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The request body, as lm-eval's LocalChatCompletion / LocalCompletionsAPI build it for these settings. */
@@ -157,6 +176,7 @@ export async function runEval(
   if (options.maxRetries < 1)
     throw new EvalInputError('--max-retries must be at least 1 (attempts per request)', { exitCode: 2 });
   const docs = options.limit === null ? test : test.slice(0, options.limit);
+  const simulator = await simulatorOf(options.baseUrl, options.signal);
   const shots = fewshotDocs(train, docs.length, options.fewshot);
   const url = endpointUrl(options.baseUrl, options.endpoint);
   const backoff = options.backoffMs ?? lmEvalBackoffMs;
@@ -233,6 +253,7 @@ export async function runEval(
     genKwargs: { max_tokens: options.maxTokens, temperature: 0, top_p: 1 },
     retries,
     date: Date.now() / 1000,
+    simulator,
   });
   return { samples: kept, results, retries, interrupted: options.signal?.aborted === true };
 }

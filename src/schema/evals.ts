@@ -85,6 +85,8 @@ export const EvalResultsSchema = z.looseObject({
     fewshot_seed: z.number().int(),
     fewshot_as_multiturn: z.boolean(),
     endpoint: z.enum(['chat', 'completions', 'none']),
+    /** The simulated engine's version when the server said it is infx's simulator: the score is simulated. */
+    simulator: z.string().nullable().optional(),
   }),
 });
 export type EvalResults = z.infer<typeof EvalResultsSchema>;
