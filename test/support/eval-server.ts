@@ -40,6 +40,11 @@ export async function startEvalServer(
   const requests = new Map<number, number>();
   const bodies: Record<string, unknown>[] = [];
   const server: Server = createServer(async (req, res) => {
+    // Not a model server's /v1/models: the eval runner's probe for a simulator finds none here.
+    if (req.method !== 'POST') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+      return;
+    }
     const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
     if (keepBodies) bodies.push(body);
     const doc = questionOf(body);
