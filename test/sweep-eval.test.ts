@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EvalResultsSchema } from '../src/schema/evals.ts';
 import { PointAttemptSchema, PointStatusSchema } from '../src/schema/run-dir.ts';
+import { openStore } from '../src/store/db.ts';
 import { REPO_ROOT, tmpDir } from './helpers.ts';
 import { writeGsmFile } from './support/eval-server.ts';
 import { FAST, infx, readJson, smallRow, writeMatrix } from './sweep-helpers.ts';
@@ -80,9 +81,37 @@ describe.skipIf(!built)(
       expect(spec.launch?.processes[0]?.argv).toEqual(
         expect.arrayContaining(['--accuracy', '1', '--eval-dataset', test]),
       );
-      // The store takes the run directory as it is (it does not read the verdict yet).
+      // The store keeps the verdict (with lm-eval's stderr) and every graded sample.
       const ingest = await infx(['ingest', join(out, 'pass'), '--db', join(out, 'store.sqlite')]);
       expect(ingest.code, ingest.stderr).toBe(0);
+      const store = await openStore(join(out, 'store.sqlite'));
+      try {
+        const evals = await store.db.selectFrom('point_evals').selectAll().execute();
+        expect(evals).toHaveLength(1);
+        expect(evals[0]).toMatchObject({
+          run_id: 'pass',
+          conc: 2,
+          task: 'gsm8k',
+          eval_only: 0,
+          strict_match: 1,
+          flexible_extract: 1,
+          strict_match_stderr: 0,
+          threshold: 0.9,
+          threshold_rule: 'default',
+          pass: 1,
+          simulated: 1,
+          samples: 12,
+          failed_samples: 0,
+        });
+        const samples = await store.db.selectFrom('eval_samples').selectAll().orderBy('doc_id').execute();
+        expect(samples.map((s) => s.doc_id)).toEqual([...Array(12).keys()]);
+        expect(samples[0]).toMatchObject({ status: 'ok', strict_correct: 1, flexible_correct: 1 });
+        // The question asked, not the few-shot turns before it.
+        expect(samples[0]!.question).toMatch(/^Question: .*\nEnd your response with the answer/s);
+        expect(samples[0]!.question).not.toContain('Answer: ');
+      } finally {
+        await store.close();
+      }
       // A row without run-eval runs no eval.
       expect(PointStatusSchema.parse(readJson(join(attempt('pass', 4), 'status.json'))).eval).toBeUndefined();
     }, 120_000);
@@ -147,6 +176,67 @@ describe.skipIf(!built)(
       const fail = await infx(['ingest', join(out, 'fail'), '--db', join(out, 'real-fail.sqlite')]);
       expect(fail.stdout).toContain('run fail (unofficial)');
     }, 60_000);
+
+    it('runs an eval-only row without a benchmark; the store keeps its verdict and no result', async () => {
+      const only = writeMatrix(
+        out,
+        [smallRow({ conc: 2, 'run-eval': true, 'eval-only': true, 'exp-name': 'llama8b_256_64_evalonly' })],
+        'eval-only.json',
+      );
+      const r = await infx([
+        'sweep',
+        '--matrix',
+        only,
+        '--out',
+        out,
+        '--run-id',
+        'only',
+        ...FAST,
+        ...evalFlags,
+        '--accuracy',
+        '1',
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      const dir = attempt('only', 2);
+      const status = PointStatusSchema.parse(readJson(join(dir, 'status.json')));
+      expect(status).toMatchObject({ status: 'ok', valid: null, eval: { pass: true, samples: 12 } });
+      expect(existsSync(join(dir, 'result.json'))).toBe(false);
+      expect(existsSync(join(dir, 'eval', 'samples_gsm8k.jsonl'))).toBe(true);
+      // The engine got the eval's context, not the row's 576.
+      const spec = PointAttemptSchema.parse(readJson(join(dir, 'point.json')));
+      expect(spec.eval).toMatchObject({ evalOnly: true, contextLength: 16384 });
+      const ingest = await infx([
+        'ingest',
+        join(out, 'only'),
+        '--db',
+        join(out, 'only.sqlite'),
+        '--format',
+        'json',
+      ]);
+      expect(ingest.code, ingest.stderr).toBe(0);
+      const report = JSON.parse(ingest.stdout) as { ingested: number; issues: unknown[]; ok: boolean };
+      expect(report).toMatchObject({ ingested: 1, issues: [], ok: true });
+      const store = await openStore(join(out, 'only.sqlite'));
+      try {
+        expect(await store.db.selectFrom('results').selectAll().execute()).toEqual([]);
+        const points = await store.db.selectFrom('points').selectAll().execute();
+        expect(points[0]).toMatchObject({ outcome: 'ingested', chosen_attempt: 1 });
+        const evals = await store.db.selectFrom('point_evals').selectAll().execute();
+        expect(evals[0]).toMatchObject({ eval_only: 1, pass: 1, samples: 12 });
+        // Ingesting again changes nothing.
+        const again = await infx([
+          'ingest',
+          join(out, 'only'),
+          '--db',
+          join(out, 'only.sqlite'),
+          '--format',
+          'json',
+        ]);
+        expect(JSON.parse(again.stdout).points).toEqual({ new: 0, updated: 0, unchanged: 1 });
+      } finally {
+        await store.close();
+      }
+    }, 120_000);
 
     it('without --eval-dataset, lists run-eval rows as not run, saying why', async () => {
       const r = await infx([

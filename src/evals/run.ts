@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage, EvalResults, EvalSampleRecord, GsmDoc } from '../schema/evals.ts';
+import { EVAL_FILES } from '../schema/run-dir.ts';
 import { EvalInputError } from './errors.ts';
 import { buildResults, gradeResponse, statusOf } from './grade.ts';
 import {
@@ -258,8 +259,8 @@ export async function runEval(
   return { samples: kept, results, retries, interrupted: options.signal?.aborted === true };
 }
 
-export const SAMPLES_FILE = 'samples_gsm8k.jsonl';
-export const RESULTS_FILE = 'results.json';
+export const SAMPLES_FILE = EVAL_FILES.samples;
+export const RESULTS_FILE = EVAL_FILES.results;
 
 /** Writes results.json and the samples JSONL into `dir`; returns their paths. */
 export function writeEvalOutput(

@@ -26,6 +26,11 @@ export const PointEvalSpecSchema = z.strictObject({
   /** A thresholds file (the reference's format); null: the reference's thresholds. */
   thresholds: z.string().nullable(),
   minScore: z.number().min(0).max(1),
+  /**
+   * An eval-only row (`eval-only`, from --evals-only or an evals-only changelog entry): the eval runs instead
+   * of the throughput benchmark, so the point has a verdict and no result.json.
+   */
+  evalOnly: z.boolean().default(false),
 });
 
 export const PointEvalOutcomeSchema = z.strictObject({
@@ -46,5 +51,5 @@ export const PointEvalOutcomeSchema = z.strictObject({
   resultsFile: z.string(),
 });
 
-export type PointEvalSpec = z.infer<typeof PointEvalSpecSchema>;
+export type PointEvalSpec = z.output<typeof PointEvalSpecSchema>;
 export type PointEvalOutcome = z.infer<typeof PointEvalOutcomeSchema>;

@@ -285,6 +285,12 @@ export const ATTEMPT_FILES = {
 
 export type AttemptFileName = (typeof ATTEMPT_FILES)[keyof typeof ATTEMPT_FILES];
 
+/** The files of an eval's output folder (`infx eval run --out`, an attempt's `eval/`), as lm-eval names them. */
+export const EVAL_FILES = {
+  results: 'results.json',
+  samples: 'samples_gsm8k.jsonl',
+} as const;
+
 /** Why `attempt` cannot number an attempt folder, or null when it can. */
 export function attemptProblem(attempt: number): string | null {
   return Number.isInteger(attempt) && attempt >= 1 && attempt <= MAX_ATTEMPT

@@ -3,6 +3,7 @@ import type { ChangelogMetadata } from '../schema/changelog-entry.ts';
 import type { IngestReport, RunStatus } from '../schema/store.ts';
 import { writeChangelog } from './changelog.ts';
 import { type Store, withRetry, writeTransaction } from './db.ts';
+import { readEvalFiles } from './eval-files.ts';
 import { runEngine } from './queries.ts';
 import { runRows } from './rows.ts';
 import { RUN_FILES, readRunDirFast } from './run-dir-reader.ts';
@@ -41,6 +42,9 @@ export async function ingestRunDir(
   const t0 = performance.now();
   const contents = await readRunDirFast(runDir);
   const rows = runRows(contents);
+  const evalFiles = readEvalFiles(runDir, rows.evals);
+  rows.evals = evalFiles.evals;
+  rows.evalSamples = evalFiles.samples;
   const now = (opts.now ?? (() => new Date()))().toISOString();
   const manifestFile = join(runDir, RUN_FILES.manifest);
   // Other ingests may write the same database at the same time: one write transaction each, retried when
@@ -60,7 +64,7 @@ export async function ingestRunDir(
       return { written, changelog };
     }),
   );
-  const issues = [...contents.issues, ...rows.issues, ...written.issues];
+  const issues = [...contents.issues, ...rows.issues, ...evalFiles.issues, ...written.issues];
   const details = rows.details.map((d) => ({
     ...d,
     change: written.pointChanges.get(d.pointId) ?? 'unchanged',

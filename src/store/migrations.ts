@@ -1,6 +1,7 @@
 import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import { InfxError } from '../schema/errors.ts';
 import { changeControl } from './migration-change-control.ts';
+import { evals } from './migration-evals.ts';
 import { type AnyDb, bool, type Col, columns, oneOf } from './migration-helpers.ts';
 
 /**
@@ -364,6 +365,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0002_engine': engine,
   '0003_agentic': agentic,
   '0004_change_control': changeControl,
+  '0005_evals': evals,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

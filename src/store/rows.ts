@@ -1,5 +1,6 @@
 import { notRunnable } from '../metrics/aggregate.ts';
 import type { EngineKind } from '../schema/curve.ts';
+import type { PointEvalOutcome } from '../schema/point-eval.ts';
 import type { PointPhase, PointSpec } from '../schema/run-dir.ts';
 import type { AttemptSummary, IngestPoint, InputIssue, PointOutcome } from '../schema/store.ts';
 import { rowWorkloadKind } from '../schema/workload.ts';
@@ -8,6 +9,8 @@ import type { AttemptFiles, PointFiles, RunDirContents } from './run-dir-reader.
 import type {
   AttemptsTable,
   ConfigsTable,
+  EvalSamplesTable,
+  PointEvalsTable,
   PointsTable,
   ResultDocumentsTable,
   ResultsTable,
@@ -37,6 +40,10 @@ export interface RunRows {
   engines: Record<EngineKind, number>;
   /** Points whose chosen attempt's accuracy eval fell below its threshold (status.json `eval.pass`). */
   evalsBelow: string[];
+  /** The eval verdict of each point whose chosen attempt ran one (stderr filled in from its files). */
+  evals: PointEvalsTable[];
+  /** Their graded samples: read from the eval files at ingest (eval-files.ts), none from runRows. */
+  evalSamples: EvalSamplesTable[];
 }
 
 interface Choice {
@@ -46,9 +53,15 @@ interface Choice {
   reason: string | null;
 }
 
-/** The newest ok attempt with a valid result; else why the point has none, from its newest attempt. */
+/**
+ * The newest ok attempt with a valid result (for an eval-only point: with its eval verdict); else why the
+ * point has none, from its newest attempt.
+ */
 export function choosePoint(p: PointFiles): Choice {
-  const usable = p.attempts.filter((a) => a.status?.status === 'ok' && a.result !== null).at(-1);
+  const evalOnly = p.spec.eval?.evalOnly === true;
+  const usable = p.attempts
+    .filter((a) => a.status?.status === 'ok' && (evalOnly ? a.status.eval != null : a.result !== null))
+    .at(-1);
   if (usable) return { outcome: 'ingested', attempt: usable, phase: null, reason: null };
   const last = p.attempts.at(-1);
   if (!last) return { outcome: 'missing', attempt: null, phase: null, reason: 'no attempt was run' };
@@ -68,8 +81,9 @@ export function choosePoint(p: PointFiles): Choice {
     outcome: 'failed',
     attempt: null,
     phase: null,
-    reason:
-      last.resultProblem === null
+    reason: evalOnly
+      ? `${n}: ok, but its status.json has no eval verdict`
+      : last.resultProblem === null
         ? `${n}: ok, but its result.json is missing or invalid`
         : `${n}: ok, but its result.json is unusable: ${last.resultProblem}`,
   };
@@ -153,6 +167,36 @@ function attemptRow(runId: string, pointId: string, a: AttemptFiles): AttemptsTa
   };
 }
 
+function evalRow(
+  runId: string,
+  spec: PointSpec,
+  attempt: number,
+  configKey: string,
+  e: PointEvalOutcome,
+): PointEvalsTable {
+  return {
+    run_id: runId,
+    point_id: spec.pointId,
+    attempt,
+    config_key: configKey,
+    conc: spec.conc,
+    task: e.task,
+    eval_only: bit(spec.eval?.evalOnly === true),
+    strict_match: e.scores['strict-match'],
+    strict_match_stderr: null,
+    flexible_extract: e.scores['flexible-extract'],
+    flexible_extract_stderr: null,
+    threshold: e.threshold,
+    threshold_source: e.source,
+    threshold_rule: e.rule,
+    pass: bit(e.pass),
+    simulated: bit(e.simulated),
+    samples: e.samples,
+    failed_samples: e.failed,
+    results_sha256: null,
+  };
+}
+
 const summary = (a: AttemptFiles): AttemptSummary => ({
   attempt: a.attempt,
   status: a.status?.status ?? 'incomplete',
@@ -199,6 +243,8 @@ export function runRows(c: RunDirContents): RunRows {
     issues: [],
     engines: { simulated: 0, real: 0 },
     evalsBelow: [],
+    evals: [],
+    evalSamples: [],
   };
   const configs = new Map<string, ConfigsTable>();
   for (const p of c.points) {
@@ -219,8 +265,12 @@ export function runRows(c: RunDirContents): RunRows {
     const chosen = choice.attempt;
     const engine = pointEngine(spec, chosen);
     out.engines[engine]++;
-    if (chosen?.status?.eval?.pass === false) out.evalsBelow.push(spec.pointId);
     const key = pointConfigKey(identity, engine);
+    const verdict = chosen?.status?.eval;
+    if (chosen && verdict) {
+      if (!verdict.pass) out.evalsBelow.push(spec.pointId);
+      out.evals.push(evalRow(runId, spec, chosen.attempt, key, verdict));
+    }
     if (!configs.has(key)) configs.set(key, configRow(key, identity, engine));
     out.points.push({
       run_id: runId,

@@ -318,7 +318,8 @@ function readAttempt(
   } else if (!r.missing) {
     const older = olderResult(r.raw);
     bad(older ?? r.problem, older === null ? r.jsonPath : 'schemaVersion');
-  } else if (status?.status === 'ok')
+  } else if (status?.status === 'ok' && !spec.eval?.evalOnly)
+    // An eval-only point runs no benchmark: its eval verdict (status.json eval) is its outcome.
     issue(RUN_FILES.result, 'status.json says ok but there is no result.json');
 
   const point = p.ok

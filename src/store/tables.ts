@@ -209,6 +209,53 @@ export interface RunStatusEventsTable {
   reason: string;
 }
 
+/** The verdict of a point's accuracy eval (0005_evals): status.json `eval`, stderr from eval/results.json. */
+export interface PointEvalsTable {
+  run_id: string;
+  point_id: string;
+  attempt: number;
+  config_key: string;
+  conc: number;
+  task: string;
+  /** 1: an eval-only point (no benchmark, no result). */
+  eval_only: number;
+  strict_match: number;
+  strict_match_stderr: number | null;
+  flexible_extract: number;
+  flexible_extract_stderr: number | null;
+  threshold: number;
+  /** `models.<key>`, `default` or `min-score`. */
+  threshold_source: string;
+  threshold_rule: string;
+  pass: number;
+  /** 1: scored against infx's simulated engine (says nothing about a model). */
+  simulated: number;
+  samples: number;
+  failed_samples: number;
+  /** SHA-256 of eval/results.json; null: it was not readable. */
+  results_sha256: string | null;
+}
+
+/** One graded sample of a point's eval (0005_evals), from eval/samples_gsm8k.jsonl. */
+export interface EvalSamplesTable {
+  run_id: string;
+  point_id: string;
+  doc_id: number;
+  status: string;
+  /** The question asked (the prompt's last user turn). */
+  question: string;
+  target: string;
+  response: string | null;
+  finish_reason: string | null;
+  strict_answer: string;
+  flexible_answer: string;
+  strict_correct: number;
+  flexible_correct: number;
+  /** Requests sent for it (retries included). */
+  tries: number;
+  error: string | null;
+}
+
 export interface Database {
   runs: RunsTable;
   attempts: AttemptsTable;
@@ -219,6 +266,8 @@ export interface Database {
   latest_results: LatestResultsTable;
   changelog_entries: ChangelogEntriesTable;
   run_status_events: RunStatusEventsTable;
+  point_evals: PointEvalsTable;
+  eval_samples: EvalSamplesTable;
 }
 
 export type TableName = keyof Database;
@@ -251,4 +300,6 @@ export const PRIMARY_KEYS: { readonly [T in TableName]: readonly (keyof Database
   latest_results: ['config_key', 'conc'],
   changelog_entries: ['run_id', 'entry_index'],
   run_status_events: ['run_id', 'seq'],
+  point_evals: ['run_id', 'point_id'],
+  eval_samples: ['run_id', 'point_id', 'doc_id'],
 };

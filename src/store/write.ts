@@ -12,6 +12,7 @@ import {
   type ResultsTable,
   type RunsTable,
 } from './tables.ts';
+import { writeEvals } from './write-evals.ts';
 
 /**
  * Writes the rows of one run inside the caller's transaction, touching only what differs from what is
@@ -208,6 +209,8 @@ export async function writeRun(
   const documents = byPoint(rows.documents);
   const docs = results.map((r) => documents.get(r.point_id)!);
   await bulkWrite(t, 'result_documents', docs, 'update');
+  for (const pointId of await writeEvals(t, runId, rows.evals, rows.evalSamples))
+    if (out.pointChanges.get(pointId) === 'unchanged') out.pointChanges.set(pointId, 'updated');
   if (statusChanged) await rebuildLatestFor(db, runId, RESULT_COLUMNS);
   else if (status === 'official') await offerLatest(t, results);
   return out;

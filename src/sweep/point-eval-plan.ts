@@ -4,8 +4,9 @@ import type { MatrixRow } from '../schema/matrix-row.ts';
 import { EVAL_CONTEXT_LENGTH, type PointEvalSpec } from '../schema/point-eval.ts';
 
 /**
- * What a `run-eval` row's point runs after its benchmark: GSM8K on the same engine, with the reference's
- * eval context (16384) and its max_tokens budget (context − 4096, so 12288), from the sweep's flags.
+ * What a `run-eval` row's point runs after its benchmark (an `eval-only` row's, instead of it): GSM8K on the
+ * same engine, with the reference's eval context (16384) and its max_tokens budget (context − 4096, so
+ * 12288), from the sweep's flags.
  */
 
 export interface EvalPlanDefaults {
@@ -45,5 +46,6 @@ export function evalSpecOf(
     simAccuracy: engine === 'sim' ? defaults.simAccuracy : null,
     thresholds: defaults.thresholds,
     minScore: defaults.minScore,
+    evalOnly: row['eval-only'] === true,
   };
 }

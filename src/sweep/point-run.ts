@@ -84,7 +84,15 @@ async function render(spec: PointSpec, o: AttemptOptions, pointFile: string): Pr
     workDir: o.outDir,
     container: spec.engine.container,
     acceptance: spec.engine.acceptance,
+    // An eval needs the reference's eval context even where the row's own workload needs less.
+    ...(spec.eval ? { maxModelLen: evalModelLen(spec.row, spec.eval.contextLength) } : {}),
   });
+}
+
+/** The engine context a point with an eval runs at: the row's max-model-len, raised to the eval's. */
+export function evalModelLen(row: PointSpec['row'], evalContext: number): number {
+  const own = 'max-model-len' in row ? row['max-model-len'] : 0;
+  return Math.max(own, evalContext);
 }
 
 /** The point's eval on its running engine; an error in it (a dataset, the engine) fails the point there. */
@@ -104,6 +112,38 @@ async function evalOf(
     });
   } catch (err) {
     throw new PhaseFailure('benchmark', `eval: ${(err as Error).message}`);
+  }
+}
+
+/** An eval-only point: the eval on the ready engine, no benchmark; the engine dying during it fails it. */
+async function evalOnlyPoint(
+  spec: PointSpec,
+  launch: EngineLaunch,
+  engine: RunningEngine,
+  outDir: string,
+  log: (line: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<{ eval: PointEvalOutcome; failure: PointFailure | null; note: string | null }> {
+  const run = new AbortController();
+  const abort = () => run.abort();
+  signal?.addEventListener('abort', abort, { once: true });
+  let engineDied: string | null = null;
+  void engine.exited.then((e) => {
+    engineDied = `the engine's ${e.role} process died during the eval (${e.signal ? `signal ${e.signal}` : `exit code ${e.code}`})`;
+    run.abort();
+  });
+  try {
+    const outcome = await evalOf(spec, launch, outDir, log, run.signal);
+    const line = evalVerdictLine(outcome);
+    log(line);
+    const failure: PointFailure | null = engineDied
+      ? { phase: 'benchmark', reason: engineDied, engineGone: true }
+      : signal?.aborted
+        ? { phase: 'benchmark', reason: 'stopped during the eval' }
+        : null;
+    return { eval: outcome, failure, note: outcome.pass ? null : line };
+  } finally {
+    signal?.removeEventListener('abort', abort);
   }
 }
 
@@ -159,43 +199,53 @@ export async function runPointAttempt(spec: PointSpec, opts: AttemptOptions): Pr
       timeoutMs: spec.engine.readyTimeoutS * 1000,
       ...(o.signal ? { signal: o.signal } : {}),
     });
-    log(`engine ready at ${launch.baseUrl}; benchmarking at concurrency ${spec.conc}`);
-    phase = 'warmup';
-    const bench = new AbortController();
-    const abort = () => bench.abort();
-    o.signal?.addEventListener('abort', abort, { once: true });
-    let engineDied: string | null = null;
-    void engine.exited.then((e) => {
-      engineDied = `the engine's ${e.role} process died during the benchmark (${e.signal ? `signal ${e.signal}` : `exit code ${e.code}`})`;
-      bench.abort();
-    });
-    try {
-      const report = await benchPoint(spec, launch, {
-        outDir: o.outDir,
-        version: o.version,
-        log,
-        signal: bench.signal,
-      });
+    if (spec.eval?.evalOnly) {
+      log(`engine ready at ${launch.baseUrl}; an eval-only point: the eval instead of the benchmark`);
       phase = 'benchmark';
-      valid = report.result.valid;
-      failure = judge(report.result, engineDied);
-      if (!failure && o.signal?.aborted) failure = { phase: 'benchmark', reason: 'stopped before the end' };
-      if (!failure && !report.result.valid) note = `the result is not valid: ${invalidReason(report.result)}`;
-      if (!failure && spec.eval) {
-        evalOutcome = await evalOf(spec, launch, o.outDir, log, bench.signal);
-        const line = evalVerdictLine(evalOutcome);
-        log(line);
-        if (!evalOutcome.pass) note = note ? `${note}; ${line}` : line;
-        if (engineDied) failure = { phase: 'benchmark', reason: engineDied, engineGone: true };
-        else if (o.signal?.aborted) failure = { phase: 'benchmark', reason: 'stopped during the eval' };
+      const outcome = await evalOnlyPoint(spec, launch, engine, o.outDir, log, o.signal);
+      evalOutcome = outcome.eval;
+      failure = outcome.failure;
+      note = outcome.note;
+    } else {
+      log(`engine ready at ${launch.baseUrl}; benchmarking at concurrency ${spec.conc}`);
+      phase = 'warmup';
+      const bench = new AbortController();
+      const abort = () => bench.abort();
+      o.signal?.addEventListener('abort', abort, { once: true });
+      let engineDied: string | null = null;
+      void engine.exited.then((e) => {
+        engineDied = `the engine's ${e.role} process died during the benchmark (${e.signal ? `signal ${e.signal}` : `exit code ${e.code}`})`;
+        bench.abort();
+      });
+      try {
+        const report = await benchPoint(spec, launch, {
+          outDir: o.outDir,
+          version: o.version,
+          log,
+          signal: bench.signal,
+        });
+        phase = 'benchmark';
+        valid = report.result.valid;
+        failure = judge(report.result, engineDied);
+        if (!failure && o.signal?.aborted) failure = { phase: 'benchmark', reason: 'stopped before the end' };
+        if (!failure && !report.result.valid)
+          note = `the result is not valid: ${invalidReason(report.result)}`;
+        if (!failure && spec.eval) {
+          evalOutcome = await evalOf(spec, launch, o.outDir, log, bench.signal);
+          const line = evalVerdictLine(evalOutcome);
+          log(line);
+          if (!evalOutcome.pass) note = note ? `${note}; ${line}` : line;
+          if (engineDied) failure = { phase: 'benchmark', reason: engineDied, engineGone: true };
+          else if (o.signal?.aborted) failure = { phase: 'benchmark', reason: 'stopped during the eval' };
+        }
+      } catch (err) {
+        if (err instanceof BenchInterrupted)
+          throw new PhaseFailure('warmup', engineDied ?? `interrupted: ${err.message}`, engineDied !== null);
+        if (err instanceof BenchError) throw new PhaseFailure('warmup', err.message);
+        throw err;
+      } finally {
+        o.signal?.removeEventListener('abort', abort);
       }
-    } catch (err) {
-      if (err instanceof BenchInterrupted)
-        throw new PhaseFailure('warmup', engineDied ?? `interrupted: ${err.message}`, engineDied !== null);
-      if (err instanceof BenchError) throw new PhaseFailure('warmup', err.message);
-      throw err;
-    } finally {
-      o.signal?.removeEventListener('abort', abort);
     }
   } catch (err) {
     if (err instanceof PhaseFailure)

@@ -83,8 +83,10 @@ function bucketOf(row: MatrixRow): string {
 function unsupported(row: MatrixRow): string | null {
   const missing = notRunnable(rowWorkloadKind(row));
   if (missing) return missing.plan;
-  if (row['eval-only'] === true)
-    return 'eval-only rows run accuracy evals, which infx sweep does not run yet';
+  if (row['eval-only'] === true && row['run-eval'] !== true)
+    return 'an eval-only row without run-eval has nothing to run (no benchmark, no eval): set run-eval: true';
+  if (row['eval-only'] === true && !isFixed(row))
+    return 'eval-only agentic rows are not run: infx runs its GSM8K eval on fixed-length rows only';
   return null;
 }
 
