@@ -49,7 +49,7 @@ describe('planPoints', () => {
         2,
         'agentic-coding rows need a trace corpus: give infx sweep --traces FILE (infx trace synth writes one)',
       ],
-      [3, 'eval-only rows run accuracy evals'],
+      [3, 'an eval-only row without run-eval has nothing to run (no benchmark'],
     ]);
   });
 
