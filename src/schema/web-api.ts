@@ -299,6 +299,8 @@ export const RunDetailSchema = z.strictObject({
   changelog: z.array(StoredChangelogEntrySchema),
   /** Every status the run has had: who set it, when and why. */
   statusHistory: z.array(RunStatusEventSchema),
+  /** The run's stored accuracy evals, and how many fell below their threshold (the evaluation page). */
+  evals: z.strictObject({ total: z.int(), below: z.int() }),
 });
 export type RunDetail = z.infer<typeof RunDetailSchema>;
 

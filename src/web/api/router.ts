@@ -8,12 +8,14 @@ import {
   PointsQuerySchema,
   RunsQuerySchema,
 } from '../../schema/web-api.ts';
+import { EvalSamplesQuerySchema, EvalsQuerySchema } from '../../schema/web-evals.ts';
 import { resolveFilters } from '../availability.ts';
 import { pointsCsv } from '../csv.ts';
 import { badRequest, HttpError, notFound, parseQuery } from '../http.ts';
 import { agenticPointsOf } from './agentic-points.ts';
 import { compareReport, compareSides } from './compare.ts';
 import { type ApiContext, type ApiResponse, json } from './context.ts';
+import { evalDetail, listEvals } from './evals.ts';
 import { selectPoints } from './points.ts';
 import { listRuns, pointFile, pointResult, runDetail } from './runs.ts';
 import { sessionTimeline } from './timeline.ts';
@@ -33,6 +35,8 @@ export const API_ROUTES = [
   'GET /api/runs/:id/points/:pointId/timeline',
   'GET /api/compare',
   'GET /api/compare/points',
+  'GET /api/evals',
+  'GET /api/runs/:id/points/:pointId/eval',
 ] as const;
 
 function segments(pathname: string): string[] {
@@ -87,6 +91,9 @@ export async function routeApi(
         headers: { 'content-disposition': 'attachment; filename="infx-points.csv"' },
       };
     }
+    case 'evals':
+      if (s.length !== 1) break;
+      return json(await listEvals(ctx, parseQuery(EvalsQuerySchema, params)));
     case 'compare':
       if (s.length === 1) return json(await compareReport(ctx, parseQuery(CompareQuerySchema, params)));
       if (s.length === 2 && id === 'points')
@@ -104,6 +111,8 @@ export async function routeApi(
         noQuery(params);
         return pointResult(ctx, id, pointId);
       }
+      if (s.length === 5 && kind === 'eval')
+        return json(await evalDetail(ctx, id, pointId, parseQuery(EvalSamplesQuerySchema, params)));
       if (s.length === 5 && kind === 'timeline')
         return json(await sessionTimeline(ctx, id, pointId, parseQuery(TimelineQuerySchema, params)));
       if (s.length === 6 && kind === 'files' && name !== undefined)

@@ -11,6 +11,7 @@ import type { AttemptStatus, PointOutcome, RunStatus, StoredRun } from '../../sc
 import { RUN_FILE_NAMES, type RunAttempt, type RunDetail, type RunFileName } from '../../schema/web-api.ts';
 import { runChangelog } from '../../store/changelog.ts';
 import type { Store } from '../../store/db.ts';
+import { runEvalCounts } from '../../store/eval-queries.ts';
 import { configOf, runById, runs, storedResult } from '../../store/queries.ts';
 import { runStatusHistory } from '../../store/run-status.ts';
 import type { AttemptsTable } from '../../store/tables.ts';
@@ -75,12 +76,13 @@ export async function runDetail(ctx: ApiContext, runId: string): Promise<RunDeta
     detail.catch(() => details.delete(key));
   }
   // Staging and reuse change a run without a new ingest: its status, changelog and trail are read fresh.
-  const [built, changelog, statusHistory] = await Promise.all([
+  const [built, changelog, statusHistory, evals] = await Promise.all([
     detail,
     runChangelog(ctx.store, runId),
     runStatusHistory(ctx.store, runId),
+    runEvalCounts(ctx.store, runId),
   ]);
-  return { ...built, run, changelog, statusHistory };
+  return { ...built, run, changelog, statusHistory, evals };
 }
 
 async function buildDetail(ctx: ApiContext, run: StoredRun, located: Located): Promise<RunDetail> {
@@ -128,6 +130,7 @@ async function buildDetail(ctx: ApiContext, run: StoredRun, located: Located): P
     skipped: facts.skipped,
     changelog: [],
     statusHistory: [],
+    evals: { total: 0, below: 0 },
     points: points.map((p) => {
       const list = (byPoint.get(p.point_id) ?? []).map((a) => attemptOf(p.point_id, a));
       const shown = list.find((a) => a.attempt === p.chosen_attempt) ?? list.at(-1);

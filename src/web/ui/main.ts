@@ -6,6 +6,8 @@ import './styles/tables.css';
 import { clear, h } from './dom.ts';
 import { agenticView } from './views/agentic.ts';
 import { compareView } from './views/compare.ts';
+import { evaluationView } from './views/evaluation.ts';
+import { evaluationSamplesView } from './views/evaluation-samples.ts';
 import { inferenceView } from './views/inference.ts';
 import { runView } from './views/run.ts';
 import { runsView } from './views/runs.ts';
@@ -13,7 +15,7 @@ import type { View } from './views/view.ts';
 
 /**
  * The dashboard's entry: a header with the views and a client-side router over the paths the server
- * answers with this page (/, /agentic, /runs, /runs/:id, /compare). Links inside the app navigate without a reload.
+ * answers with this page (/, /agentic, /runs, /runs/:id, /compare, /evaluation, /evaluation/:run/:point). Links inside the app navigate without a reload.
  */
 
 const NAV: [string, string][] = [
@@ -21,6 +23,7 @@ const NAV: [string, string][] = [
   ['/agentic', 'Agentic'],
   ['/runs', 'Runs'],
   ['/compare', 'Compare'],
+  ['/evaluation', 'Evaluation'],
 ];
 
 const app = document.getElementById('app') as HTMLElement;
@@ -49,11 +52,19 @@ function route(): void {
   for (const a of header.querySelectorAll('a[data-nav]'))
     a.toggleAttribute('aria-current', a.getAttribute('data-nav') === section);
   const run = /^\/runs\/(.+)$/.exec(path);
+  const evalPoint = /^\/evaluation\/([^/]+)\/([^/]+)$/.exec(path);
   if (path === '/' || path === '/index.html') current = inferenceView(main);
   else if (path === '/runs' || path === '/runs/') current = runsView(main);
   else if (run) current = runView(main, decodeURIComponent(run[1]!));
   else if (path === '/compare') current = compareView(main);
   else if (path === '/agentic') current = agenticView(main);
+  else if (path === '/evaluation' || path === '/evaluation/') current = evaluationView(main);
+  else if (evalPoint)
+    current = evaluationSamplesView(
+      main,
+      decodeURIComponent(evalPoint[1]!),
+      decodeURIComponent(evalPoint[2]!),
+    );
   else {
     main.append(
       h('section', { class: 'card' }, h('h1', null, 'Not found'), h('p', null, `No page at ${path}.`)),

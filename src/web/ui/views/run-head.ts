@@ -71,6 +71,16 @@ export function runHead(d: RunDetail): HTMLElement {
       ' · ',
       appLink(`/compare?run=${encodeURIComponent(r.runId)}&baseline=official`, 'compare with official'),
       ' · ',
+      d.evals.total > 0
+        ? [
+            appLink(
+              `/evaluation?run=${encodeURIComponent(r.runId)}`,
+              `accuracy evals (${d.evals.total}${d.evals.below > 0 ? `, ${d.evals.below} below threshold` : ''})`,
+              { 'data-evals-link': '1' },
+            ),
+            ' · ',
+          ]
+        : null,
       h('a', { href: `/api/runs/${encodeURIComponent(r.runId)}`, target: '_blank', rel: 'noopener' }, 'JSON'),
     ),
   );
