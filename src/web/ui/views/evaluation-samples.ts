@@ -1,4 +1,4 @@
-import { EVAL_SAMPLE_FILTERS, type EvalDetail, type EvalSample } from '../../../schema/web-evals.ts';
+import type { EvalDetail, EvalSample } from '../../../schema/web-evals.ts';
 import { getJson } from '../api.ts';
 import { appLink, breakable, clear, h } from '../dom.ts';
 import { evalSamplesHref, scoreText, simulatedBadge, verdictBadge } from './evaluation.ts';
@@ -11,6 +11,8 @@ import type { View } from './view.ts';
  */
 
 const PAGE = 25;
+// The schema's EVAL_SAMPLE_FILTERS, as a type-checked copy: the bundle takes no value from schema/ (zod).
+const EVAL_SAMPLE_FILTERS = ['all', 'wrong', 'failed'] as const satisfies readonly EvalDetail['filter'][];
 
 const mark = (ok: boolean) =>
   h('span', { class: ok ? 'good' : 'bad', 'data-correct': ok ? '1' : '0' }, ok ? '✓' : '✗');
