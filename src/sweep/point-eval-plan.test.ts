@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fixedRow } from '../../test/rows.ts';
 import { type EvalPlanDefaults, evalSpecOf, NO_EVAL_DATASET_REASON } from './point-eval-plan.ts';
+import { evalModelLen } from './point-run.ts';
 
 /** What a run-eval row's points run after their benchmark. */
 
@@ -34,5 +35,14 @@ describe('evalSpecOf', () => {
   it('gives a real engine no simulated accuracy', () => {
     const spec = evalSpecOf(fixedRow({ 'run-eval': true }), defaults, 'recipe');
     expect(spec).toMatchObject({ simAccuracy: null, dataset: '/data/test.jsonl' });
+  });
+});
+
+describe('evals on real engines', () => {
+  it('marks an eval-only row, and starts the engine at the eval context at least', () => {
+    const spec = evalSpecOf(fixedRow({ 'run-eval': true, 'eval-only': true }), defaults, 'recipe');
+    expect(spec).toMatchObject({ evalOnly: true, simAccuracy: null, contextLength: 16384 });
+    expect(evalModelLen(fixedRow({ 'max-model-len': 576 }), 16384)).toBe(16384);
+    expect(evalModelLen(fixedRow({ 'max-model-len': 40000 }), 16384)).toBe(40000);
   });
 });
