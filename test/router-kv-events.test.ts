@@ -21,9 +21,9 @@ afterEach(async () => {
   closers = [];
 });
 
-async function sim(port = 0): Promise<SimServer> {
+async function sim(port = 0, prefixCaching = true): Promise<SimServer> {
   const s = await startSimServer({
-    setup: { model: MODEL, hardware: 'h100', prefixCaching: true },
+    setup: { model: MODEL, hardware: 'h100', prefixCaching },
     timeScale: 200,
     tokenize,
     port,
@@ -131,6 +131,9 @@ describe('infx router --policy kv-aware with KV events', () => {
       (e: unknown) => e,
     );
     expect((err as Error).message).toContain('its engines use 16-token blocks, the router 32');
+    const noCache = await sim(0, false);
+    const off = await router([noCache.url]).catch((e: unknown) => e);
+    expect((off as Error).message).toContain(`${noCache.url}: its engines run without prefix caching`);
     const noHasher = await startRouterProxy({
       backends: [s.url],
       port: 0,

@@ -24,7 +24,7 @@ export interface KvBlockViewOptions {
 export const DEFAULT_MAX_KNOWN_HASHES = 65_536;
 
 export type KvBlocksProbe =
-  | { url: string; ok: true; blockSize: number }
+  | { url: string; ok: true; blockSize: number; prefixCaching: boolean }
   | { url: string; ok: false; missing: boolean; why: string };
 
 async function getKvBlocks(url: string, hashes: readonly string[], timeoutMs: number) {
@@ -86,7 +86,7 @@ export class KvBlockView {
           const r = await getKvBlocks(url, [], this.timeoutMs);
           if (r.status === 404)
             return { url, ok: false, missing: true, why: `it has no GET ${KV_BLOCKS_PATH} (404)` };
-          return { url, ok: true, blockSize: r.body.blockSize };
+          return { url, ok: true, blockSize: r.body.blockSize, prefixCaching: r.body.prefixCaching };
         } catch (err) {
           return { url, ok: false, missing: false, why: err instanceof Error ? err.message : String(err) };
         }
@@ -105,6 +105,10 @@ export class KvBlockView {
       if (!p.ok) return [`${p.url}: ${p.why}`];
       if (p.blockSize !== this.opts.blockSize)
         return [`${p.url}: its engines use ${p.blockSize}-token blocks, the router ${this.opts.blockSize}`];
+      if (!p.prefixCaching)
+        return [
+          `${p.url}: its engines run without prefix caching and hold no reusable blocks (start it with --prefix-caching)`,
+        ];
       return [];
     });
     if (bad.length === 0) return 'ok';

@@ -17,6 +17,8 @@ export const KvBlocksResponseSchema = z.strictObject({
   schemaVersion: z.literal(1),
   /** Tokens per KV block of the engines (the router's --kv-cache-block-size must equal it). */
   blockSize: z.int().min(1),
+  /** Whether the engines reuse prefix blocks at all (off: they hold none, and `held` is all false). */
+  prefixCaching: z.boolean(),
   held: z.array(z.boolean()),
 });
 export type KvBlocksResponse = z.infer<typeof KvBlocksResponseSchema>;

@@ -386,6 +386,7 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
       const body: KvBlocksResponse = {
         schemaVersion: 1,
         blockSize: BLOCK_SIZE,
+        prefixCaching: engine.resolved.engineOptions.prefixCaching ?? false,
         held: q.hashes.map((h) => engine.holdsBlock(h)),
       };
       return json(res, 200, body);
