@@ -6,6 +6,8 @@ import {
   startRouterProxy,
 } from '../router/proxy.ts';
 import { HASH_FLAVORS, type HashFlavor, ROUTER_POLICIES, type RouterPolicyName } from '../schema/router.ts';
+import { requestBlockHasher } from '../sim/serve/prefix-hash.ts';
+import { loadTokenizer } from '../workload/tokenizers.ts';
 import { nonNegativeInt, numberIn, parseIntArg, positiveInt, reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 import { untilSignal } from './signals.ts';
@@ -28,6 +30,7 @@ interface RouterFlags {
   routerTemperature: number;
   kvCacheBlockSize: number;
   kvEvents: boolean;
+  kvEventsFallback: 'refuse' | 'history';
   routerTtlSecs: number;
   healthInterval: number;
   healthFailureThreshold: number;
@@ -115,6 +118,14 @@ export function registerRouter(program: Command, io: CliIO, setExit: (code: numb
       '--no-kv-events',
       "kv-aware: predict the backends' caches from the routing history, not KV events",
     )
+    .addOption(
+      new Option(
+        '--kv-events-fallback <mode>',
+        'kv-aware with KV events, a backend without GET /infx/kv-blocks: refuse to start, or route on the history',
+      )
+        .choices(['refuse', 'history'])
+        .default('refuse'),
+    )
     .option(
       '--router-ttl-secs <s>',
       'kv-aware without KV events: seconds a routed block counts as cached',
@@ -147,7 +158,13 @@ export function registerRouter(program: Command, io: CliIO, setExit: (code: numb
     )
     .action(async (f: RouterFlags) => {
       try {
+        const kvEvents = f.policy === 'kv-aware' && f.kvEvents;
+        const blockHashes = kvEvents
+          ? requestBlockHasher((await loadTokenizer()).encode, f.kvCacheBlockSize)
+          : undefined;
         const proxy = await startRouterProxy({
+          ...(blockHashes ? { blockHashes } : {}),
+          kvEventsFallback: f.kvEventsFallback,
           backends: f.backend,
           router: {
             policy: f.policy,

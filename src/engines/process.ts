@@ -241,8 +241,35 @@ export async function waitUntilReady(
   engine: RunningEngine,
   opts: { timeoutMs: number; signal?: AbortSignal; intervalMs?: number },
 ): Promise<void> {
-  const url = new URL(launch.readyPath, launch.baseUrl);
   const deadline = Date.now() + opts.timeoutMs;
+  const host = new URL(launch.baseUrl);
+  // Every worker with its own probe first (in launch order), then the front: readiness covers them all.
+  const targets: { url: URL; who: string }[] = [];
+  const seen = new Map<string, number>();
+  for (const p of launch.processes.slice(0, -1)) {
+    const n = seen.get(p.role) ?? 0;
+    seen.set(p.role, n + 1);
+    if (p.readyPath === undefined || p.port === null) continue;
+    const url = new URL(p.readyPath, `${host.protocol}//${host.hostname}:${p.port}`);
+    targets.push({ url, who: `the engine's ${p.role} ${n} (port ${p.port})` });
+  }
+  const multi = targets.length > 0;
+  const front = launch.processes[launch.processes.length - 1]!;
+  targets.push({
+    url: new URL(launch.readyPath, launch.baseUrl),
+    who: multi ? `the engine's ${front.role}` : 'the engine',
+  });
+  for (const t of targets) await waitForOne(t.url, t.who, deadline, opts.timeoutMs, engine, opts);
+}
+
+async function waitForOne(
+  url: URL,
+  who: string,
+  deadline: number,
+  timeoutMs: number,
+  engine: RunningEngine,
+  opts: { signal?: AbortSignal; intervalMs?: number },
+): Promise<void> {
   const interval = opts.intervalMs ?? REFUSED_INTERVAL_MS;
   // Wakes a probe or a pause at once when a process exits or the caller gives up.
   const stop = new AbortController();
@@ -262,7 +289,7 @@ export async function waitUntilReady(
       const left = deadline - Date.now();
       if (left < 0)
         throw new EngineStartError(
-          `the engine was not ready after ${Math.round(opts.timeoutMs / 1000)} s (GET ${url.href} never answered 200)`,
+          `${who} was not ready after ${Math.round(timeoutMs / 1000)} s (GET ${url.href} never answered 200)`,
           null,
         );
       log.reset();

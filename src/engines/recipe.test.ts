@@ -87,6 +87,8 @@ describe('renderRecipe', () => {
     });
     const { launch, warnings } = await renderRecipeWithWarnings(row, options());
     expect(launch.processes.map((p) => p.role)).toEqual(['server', 'server', 'router']);
+    // Readiness covers each server on its own port as well as the router in front.
+    expect(launch.processes.map((p) => p.readyPath)).toEqual(['/health', '/health', undefined]);
     expect(launch.processes[2]?.argv.join(' ')).toContain(
       'vllm-router --worker-urls http://127.0.0.1:9001 http://127.0.0.1:9002 --policy consistent_hash',
     );

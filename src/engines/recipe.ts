@@ -192,6 +192,8 @@ export async function renderRecipeWithWarnings(row: MatrixRow, opts: RecipeOptio
       port: ports.get(p) ?? null,
       nodes: p.nodes,
       gpus: p.gpus,
+      // Each worker behind the front answers its own readiness probe (the front's covers only itself).
+      ...(i < planned.length - 1 && ports.get(p) !== undefined ? { readyPath: r.readyPath } : {}),
     };
   });
   const frontProcess = processes[processes.length - 1] as EngineProcess;

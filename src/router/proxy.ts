@@ -5,6 +5,7 @@ import { RouterOptionsSchema } from '../schema/router.ts';
 import { type Backend, parseBackends, RouterUsageError } from './backends.ts';
 import { createPolicy } from './create.ts';
 import { HealthChecker } from './health.ts';
+import { KvBlockView } from './kv-blocks.ts';
 import { RouterPool } from './pool.ts';
 import { routeRequestOf, type ViewOptions } from './request-view.ts';
 
@@ -35,6 +36,15 @@ export interface RouterProxyOptions {
   healthSuccessThreshold?: number;
   /** Largest request body accepted (bytes); above it the answer is 413. */
   maxBodyBytes?: number;
+  /**
+   * kv-aware with KV events: the request's token count and block hashes as the engines compute them
+   * (`requestBlockHasher` of infx sim serve, the same tokenizer); null for a request it cannot hash.
+   */
+  blockHashes?: (path: string, body: unknown) => { inputTokens: number; hashes: string[] } | null;
+  /** kv-aware with KV events, a backend without GET /infx/kv-blocks: refuse to start (default) or route on history. */
+  kvEventsFallback?: 'refuse' | 'history';
+  /** How often the KV block view is refreshed, ms (0: only by refreshKvBlocks()). */
+  kvRefreshMs?: number;
   log?: (line: string) => void;
 }
 
@@ -43,6 +53,8 @@ export interface RouterProxy {
   readonly pool: RouterPool;
   /** One health poll of every backend now (what the timer runs). */
   pollHealth(): Promise<void>;
+  /** Refreshes the backends' KV blocks now (kv-aware with KV events; otherwise does nothing). */
+  refreshKvBlocks(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -139,14 +151,26 @@ export async function startRouterProxy(opts: RouterProxyOptions): Promise<Router
       `bad router options: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
       'see infx router --help for each flag’s range',
     );
-  const options = parsed.data;
-  if (options.policy === 'kv-aware' && options.kvAware.kvEvents)
-    throw new RouterUsageError(
-      '--policy kv-aware with --kv-events (the default) needs the engines’ KV block hashes, which the router cannot fetch from its backends yet',
-      'pass --no-kv-events: the router then predicts each backend’s cache from its own routing history (--router-ttl-secs)',
-    );
+  let options = parsed.data;
   const log = opts.log ?? (() => {});
-  const policy = createPolicy(options);
+  let kvView: KvBlockView | null = null;
+  if (options.policy === 'kv-aware' && options.kvAware.kvEvents) {
+    if (!opts.blockHashes)
+      throw new RouterUsageError(
+        '--policy kv-aware with --kv-events needs to hash request text as the engines do (their tokenizer), and none was given',
+        'pass --no-kv-events: the router then predicts each backend’s cache from its own routing history (--router-ttl-secs)',
+      );
+    kvView = new KvBlockView({ urls: backends.map((b) => b.url), blockSize: options.kvAware.blockSize, log });
+    if ((await kvView.check(opts.kvEventsFallback === 'history')) === 'missing') {
+      log(
+        'kv-aware: a backend has no GET /infx/kv-blocks: routing on the router’s own history (--kv-events-fallback history)',
+      );
+      options = { ...options, kvAware: { ...options.kvAware, kvEvents: false } };
+      kvView = null;
+    }
+  }
+  const blocks = kvView;
+  const policy = createPolicy(options, blocks ? { cachedBlocks: (url) => blocks.cachedBlocks(url) } : {});
   const pool = new RouterPool(
     backends.map((b) => b.url),
     policy,
@@ -154,7 +178,9 @@ export async function startRouterProxy(opts: RouterProxyOptions): Promise<Router
   );
   const limit = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const view: ViewOptions =
-    options.policy === 'kv-aware' ? { estimateBlocks: { blockSize: options.kvAware.blockSize } } : {};
+    options.policy === 'kv-aware' && !blocks
+      ? { estimateBlocks: { blockSize: options.kvAware.blockSize } }
+      : {};
   const agents = backends.map(
     () => new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY, maxFreeSockets: 4096 }),
   );
@@ -262,6 +288,14 @@ export async function startRouterProxy(opts: RouterProxyOptions): Promise<Router
     const body = await readBody(req, res, limit);
     if (body === null || res.destroyed) return;
     const request = routeRequestOf(req.headers, body, view);
+    if (blocks) {
+      const kv = opts.blockHashes!(path ?? '/', request.body);
+      if (kv) {
+        request.inputTokens = kv.inputTokens;
+        request.blockHashes = kv.hashes;
+        blocks.note(kv.hashes);
+      }
+    }
     const routed = pool.route(request);
     if (routed.kind === 'none')
       return sendJson(
@@ -306,6 +340,8 @@ export async function startRouterProxy(opts: RouterProxyOptions): Promise<Router
   const evictSecs =
     options.policy === 'kv-aware' ? options.kvAware.ttlSecs : options.cacheAware.evictionIntervalSecs;
   if (policy.evict && evictSecs > 0) timers.push(setInterval(() => policy.evict?.(), evictSecs * 1000));
+  const kvRefreshMs = opts.kvRefreshMs ?? 250;
+  if (blocks && kvRefreshMs > 0) timers.push(setInterval(() => void blocks.refresh(), kvRefreshMs));
   for (const t of timers) t.unref();
 
   await new Promise<void>((resolve, reject) => {
@@ -328,6 +364,7 @@ export async function startRouterProxy(opts: RouterProxyOptions): Promise<Router
     url: `http://${host}:${address.port}`,
     pool,
     pollHealth: () => health.poll(),
+    refreshKvBlocks: () => blocks?.refresh() ?? Promise.resolve(),
     close: async () => {
       for (const t of timers) clearInterval(t);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -23,6 +23,12 @@ export const EngineProcessSchema = z.strictObject({
   port: z.int().positive().nullable().describe('the port it listens on; null when it serves no HTTP'),
   nodes: z.int().positive(),
   gpus: z.int().nonnegative().describe('GPUs this process (or its workers) occupies'),
+  readyPath: z
+    .string()
+    .optional()
+    .describe(
+      "a worker behind the front (a router's backend): GET path on its own port that answers 200 once it serves; readiness probes it as well as the front",
+    ),
 });
 
 export const EngineLaunchSchema = z.strictObject({

@@ -17,6 +17,8 @@ export interface Backend {
   routed: boolean;
   abort(id: string): boolean;
   gauges(): EngineGauges;
+  /** Whether any engine's GPU KV cache holds the block of this prefix hash (`GET /infx/kv-blocks`). */
+  holdsBlock(hash: string): boolean;
   run(pacer: Pacer): Promise<void>;
   resolved: ResolvedSim;
   gpus: number;
@@ -43,6 +45,7 @@ export function backendOf(setup: RowSetup, hooks: EngineHooks, routerFor?: PoolR
       routed: router !== null,
       abort: (id) => pool.abort(id),
       gauges: () => pool.gauges(),
+      holdsBlock: (h) => pool.engines.some((e) => e.holdsBlock(h)),
       run: (pacer) => pool.runRealtime({ timeScale: pacer.timeScale }, pacer),
       resolved: r,
       gpus: pool.gpus,
@@ -84,6 +87,8 @@ export function backendOf(setup: RowSetup, hooks: EngineHooks, routerFor?: PoolR
       routed: prefillRouter !== null || decodeRouter !== null,
       abort: (id) => cluster.abort(id),
       gauges: () => cluster.gauges(),
+      // A prompt's prefix blocks are reused where it is prefilled.
+      holdsBlock: (h) => cluster.prefill.some((e) => e.holdsBlock(h)),
       run: (pacer) => cluster.runRealtime({ timeScale: pacer.timeScale }, pacer),
       resolved: cluster.decodeResolved,
       gpus: cluster.gpus,
@@ -107,6 +112,7 @@ export function backendOf(setup: RowSetup, hooks: EngineHooks, routerFor?: PoolR
     routed: false,
     abort: (id) => engine.abort(id),
     gauges: () => engine.gauges(),
+    holdsBlock: (h) => engine.holdsBlock(h),
     run: (pacer) => engine.runRealtime({ timeScale: pacer.timeScale }, pacer),
     resolved,
     gpus: resolved.gpus,

@@ -1,3 +1,12 @@
+import type { Endpoint } from '../openai-wire.ts';
+import { PromptIds } from './prompt-ids.ts';
+
+/** The generation endpoints of `infx sim serve`, by path. */
+export const GENERATION_PATHS: Readonly<Record<string, Endpoint>> = {
+  '/v1/completions': 'completions',
+  '/v1/chat/completions': 'chat',
+};
+
 /**
  * Prefix-cache keys of a prompt: one per full block of token ids, each covering the whole prompt up to
  * the end of its block (a block's key depends on everything before it, as in vLLM), so two prompts share
@@ -16,4 +25,22 @@ export function prefixBlockHashes(ids: readonly number[], blockSize: number): st
     if ((i + 1) % blockSize === 0) out.push(`${h1.toString(16)}${h2.toString(16)}`);
   }
   return out;
+}
+
+/**
+ * What a router computes to match these keys from outside (`infx router --policy kv-aware --kv-events`):
+ * the request's token ids as the server tokenizes them (PromptIds, the same tokenizer) and their prefix
+ * keys at `blockSize` tokens a block. Null for a path that is not a generation endpoint.
+ */
+export function requestBlockHasher(
+  tokenize: (text: string) => number[],
+  blockSize: number,
+): (path: string, body: unknown) => { inputTokens: number; hashes: string[] } | null {
+  const promptIds = new PromptIds(tokenize);
+  return (path, body) => {
+    const endpoint = GENERATION_PATHS[path];
+    if (!endpoint || typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+    const ids = promptIds.of(endpoint, body as Record<string, unknown>);
+    return { inputTokens: ids.length, hashes: prefixBlockHashes(ids, blockSize) };
+  };
 }

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { KV_BLOCKS_PATH, type KvBlocksResponse, parseKvBlocksQuery } from '../../schema/kv-blocks.ts';
 import {
   ENGINE_CLOCK_PROTOCOL,
   LOCKSTEP_HEADER,
@@ -32,7 +33,7 @@ import { backendOf, type PoolRouterFor } from './backend.ts';
 import { evalTextFor, type SimEvalOptions } from './eval-answer.ts';
 import { LockstepTracker } from './lockstep.ts';
 import { clockStats, prometheusText } from './metrics-text.ts';
-import { prefixBlockHashes } from './prefix-hash.ts';
+import { GENERATION_PATHS, prefixBlockHashes } from './prefix-hash.ts';
 import { PromptIds } from './prompt-ids.ts';
 import { poolRoute } from './route-info.ts';
 
@@ -81,10 +82,7 @@ export interface SimServer {
   close(): Promise<void>;
 }
 
-const GENERATION: Readonly<Record<string, Endpoint>> = {
-  '/v1/completions': 'completions',
-  '/v1/chat/completions': 'chat',
-};
+const GENERATION: Readonly<Record<string, Endpoint>> = GENERATION_PATHS;
 
 /** Single-token words (under common BPE vocabularies) that generated text cycles through. */
 const WORDS = [' the', ' of', ' and', ' to', ' in', ' a', ' is', ' that', ' for', ' it'];
@@ -382,6 +380,17 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
     if (req.method === 'GET' && path === '/v1/models') return models(res);
     if (req.method === 'GET' && path === '/infx/clock')
       return json(res, 200, clockStats(pacer, engine.gauges(), lockstep.stats));
+    if (req.method === 'GET' && path === KV_BLOCKS_PATH) {
+      const q = parseKvBlocksQuery(new URL(req.url ?? '/', 'http://x').searchParams.get('hashes'));
+      if ('error' in q) return json(res, 400, errorBody(q.error, 'invalid_request_error', 400, 'hashes'));
+      const body: KvBlocksResponse = {
+        schemaVersion: 1,
+        blockSize: BLOCK_SIZE,
+        prefixCaching: engine.resolved.engineOptions.prefixCaching ?? false,
+        held: q.hashes.map((h) => engine.holdsBlock(h)),
+      };
+      return json(res, 200, body);
+    }
     if (req.method === 'GET' && path === '/metrics') {
       const text = prometheusText(
         engine.gauges(),

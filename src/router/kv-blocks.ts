@@ -1,0 +1,158 @@
+import { KV_BLOCKS_MAX_HASHES, KV_BLOCKS_PATH, KvBlocksResponseSchema } from '../schema/kv-blocks.ts';
+import { RouterUsageError } from './backends.ts';
+
+/**
+ * The router's KV-event view of its backends (kv-aware with `--kv-events`), kept off the hot path: every
+ * routed request's block hashes join a bounded set of known hashes (LRU, `maxKnown`), and a background
+ * refresh asks each backend's `GET /infx/kv-blocks` which of the known hashes it holds, in pages of
+ * KV_BLOCKS_MAX_HASHES, replacing that backend's held set. A request is routed on the sets of the last
+ * refresh; a backend whose refresh failed keeps its last set (and the failure is logged once per change).
+ *
+ * `check()` runs at startup: a backend without the endpoint (404), unreachable, or with another block
+ * size than the router's is named in the error, so kv-aware never routes on holdings it cannot know.
+ */
+
+export interface KvBlockViewOptions {
+  urls: readonly string[];
+  blockSize: number;
+  /** Known hashes kept (memory bound: about 60 bytes each, once for the router). */
+  maxKnown?: number;
+  timeoutMs?: number;
+  log?: (line: string) => void;
+}
+
+export const DEFAULT_MAX_KNOWN_HASHES = 65_536;
+
+export type KvBlocksProbe =
+  | { url: string; ok: true; blockSize: number; prefixCaching: boolean }
+  | { url: string; ok: false; missing: boolean; why: string };
+
+async function getKvBlocks(url: string, hashes: readonly string[], timeoutMs: number) {
+  const target = `${url}${KV_BLOCKS_PATH}?hashes=${hashes.join(',')}`;
+  const res = await fetch(target, { signal: AbortSignal.timeout(timeoutMs) });
+  if (res.status === 404) return { status: 404 as const };
+  if (!res.ok) throw new Error(`GET ${KV_BLOCKS_PATH} answered ${res.status}`);
+  const parsed = KvBlocksResponseSchema.safeParse(await res.json());
+  if (!parsed.success) throw new Error(`GET ${KV_BLOCKS_PATH} answered a body that is not a kv-blocks reply`);
+  if (parsed.data.held.length !== hashes.length)
+    throw new Error(
+      `GET ${KV_BLOCKS_PATH} answered ${parsed.data.held.length} flags for ${hashes.length} hashes`,
+    );
+  return { status: 200 as const, body: parsed.data };
+}
+
+export class KvBlockView {
+  private readonly known = new Map<string, true>();
+  private readonly held: Set<string>[];
+  private readonly failing: boolean[];
+  private readonly maxKnown: number;
+  private readonly timeoutMs: number;
+  private refreshing: Promise<void> | null = null;
+
+  constructor(private readonly opts: KvBlockViewOptions) {
+    this.held = opts.urls.map(() => new Set());
+    this.failing = opts.urls.map(() => false);
+    this.maxKnown = opts.maxKnown ?? DEFAULT_MAX_KNOWN_HASHES;
+    this.timeoutMs = opts.timeoutMs ?? 2000;
+  }
+
+  /** The blocks backend `url` held at the last refresh. */
+  cachedBlocks(url: string): ReadonlySet<string> | undefined {
+    const i = this.opts.urls.indexOf(url);
+    return i < 0 ? undefined : this.held[i];
+  }
+
+  /** A routed request's hashes become known (most recent last; the oldest go past maxKnown). */
+  note(hashes: readonly string[]): void {
+    for (const h of hashes) {
+      this.known.delete(h);
+      this.known.set(h, true);
+    }
+    for (const k of this.known.keys()) {
+      if (this.known.size <= this.maxKnown) break;
+      this.known.delete(k);
+    }
+  }
+
+  get knownCount(): number {
+    return this.known.size;
+  }
+
+  /** Each backend's answer to an empty query: whether it has the endpoint, and its block size. */
+  probe(): Promise<KvBlocksProbe[]> {
+    return Promise.all(
+      this.opts.urls.map(async (url): Promise<KvBlocksProbe> => {
+        try {
+          const r = await getKvBlocks(url, [], this.timeoutMs);
+          if (r.status === 404)
+            return { url, ok: false, missing: true, why: `it has no GET ${KV_BLOCKS_PATH} (404)` };
+          return { url, ok: true, blockSize: r.body.blockSize, prefixCaching: r.body.prefixCaching };
+        } catch (err) {
+          return { url, ok: false, missing: false, why: err instanceof Error ? err.message : String(err) };
+        }
+      }),
+    );
+  }
+
+  /**
+   * Throws a RouterUsageError naming every backend whose KV blocks the router cannot read as its own;
+   * with `allowMissing`, answers 'missing' instead when the only problem is backends without the endpoint.
+   */
+  async check(allowMissing = false): Promise<'ok' | 'missing'> {
+    const probes = await this.probe();
+    const missing = probes.filter((p) => !p.ok && p.missing);
+    const bad = probes.flatMap((p) => {
+      if (!p.ok) return [`${p.url}: ${p.why}`];
+      if (p.blockSize !== this.opts.blockSize)
+        return [`${p.url}: its engines use ${p.blockSize}-token blocks, the router ${this.opts.blockSize}`];
+      if (!p.prefixCaching)
+        return [
+          `${p.url}: its engines run without prefix caching and hold no reusable blocks (start it with --prefix-caching)`,
+        ];
+      return [];
+    });
+    if (bad.length === 0) return 'ok';
+    if (allowMissing && bad.length === missing.length) return 'missing';
+    throw new RouterUsageError(
+      `--policy kv-aware with --kv-events reads each backend's KV blocks (GET ${KV_BLOCKS_PATH}, which infx sim serve answers), and cannot for: ${bad.join('; ')}`,
+      'pass --no-kv-events to predict caches from the routing history, --kv-events-fallback history to do so only when a backend lacks the endpoint, or --kv-cache-block-size equal to the engines’ block size (start the router after its backends)',
+    );
+  }
+
+  /** Asks every backend which known hashes it holds now (one refresh at a time; a second call joins it). */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.refreshAll().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  private async refreshAll(): Promise<void> {
+    const hashes = [...this.known.keys()];
+    await Promise.all(this.opts.urls.map((url, i) => this.refreshOne(url, i, hashes)));
+  }
+
+  private async refreshOne(url: string, i: number, hashes: readonly string[]): Promise<void> {
+    const next = new Set<string>();
+    try {
+      for (let at = 0; at < hashes.length; at += KV_BLOCKS_MAX_HASHES) {
+        const page = hashes.slice(at, at + KV_BLOCKS_MAX_HASHES);
+        const r = await getKvBlocks(url, page, this.timeoutMs);
+        if (r.status === 404) throw new Error(`it no longer answers GET ${KV_BLOCKS_PATH} (404)`);
+        r.body.held.forEach((h, k) => {
+          if (h) next.add(page[k]!);
+        });
+      }
+    } catch (err) {
+      if (!this.failing[i])
+        this.opts.log?.(
+          `kv-aware: backend ${url}: KV blocks not refreshed (${err instanceof Error ? err.message : String(err)}); routing on its last known blocks`,
+        );
+      this.failing[i] = true;
+      return;
+    }
+    if (this.failing[i]) this.opts.log?.(`kv-aware: backend ${url}: KV blocks refreshed again`);
+    this.failing[i] = false;
+    this.held[i] = next;
+  }
+}
