@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FrontierCompareReportSchema } from '../src/schema/frontier-compare.ts';
 import { openStore } from '../src/store/db.ts';
@@ -9,7 +9,7 @@ import { startWebServer, type WebServer } from '../src/web/server.ts';
 import { REPO_ROOT, tmpDir } from './helpers.ts';
 import type { PageDocument } from './page-dom.ts';
 import { L, prRun, publishedRun } from './support/frontier-fixture.ts';
-import { buildUi } from './web-helpers.ts';
+import { buildUi, CHROMIUM_PATH, CHROMIUM_REQUIRED, openPage } from './web-helpers.ts';
 
 // In page.evaluate callbacks only: they run in Chromium.
 declare const document: PageDocument;
@@ -22,10 +22,7 @@ declare const document: PageDocument;
  * where /usr/bin/chromium is missing, unless INFX_REQUIRE_CHROMIUM=1.
  */
 
-const CHROMIUM = process.env.INFX_CHROMIUM ?? '/usr/bin/chromium';
-const REQUIRED = process.env.INFX_REQUIRE_CHROMIUM === '1';
-const available = existsSync(CHROMIUM);
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
+const available = existsSync(CHROMIUM_PATH);
 
 let server: WebServer;
 let browser: Browser;
@@ -34,7 +31,7 @@ let base = '';
 const errors: string[] = [];
 
 beforeAll(async () => {
-  if (!available && !REQUIRED) return;
+  if (!available && !CHROMIUM_REQUIRED) return;
   const db = join(tmpDir('infx-web-frontier-'), 'infx.db');
   const store = await openStore(db);
   await ingestRunDir(store, publishedRun(), { status: 'official' });
@@ -43,12 +40,7 @@ beforeAll(async () => {
   const ui = await buildUi();
   server = await startWebServer({ db, port: 0, runsDirs: [], uiDir: ui });
   base = server.url.replace(/\/$/, '');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
+  ({ browser, page } = await openPage(errors));
 }, 120_000);
 
 afterAll(async () => {
@@ -67,7 +59,7 @@ const rowsOf = (p: Page, label: string) =>
     );
   }, label);
 
-describe.skipIf(!available && !REQUIRED)('the compare view against the frontier in Chromium', () => {
+describe.skipIf(!available && !CHROMIUM_REQUIRED)('the compare view against the frontier in Chromium', () => {
   it('the control switches to the frontier: +38% and +75%, outside the frontier, the maximum', async () => {
     await page.goto(`${base}/compare?run=pr&baseline=official`);
     // One to one first: the disaggregated config has no config of its own key in the baseline.

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvalDetailSchema, EvalsResponseSchema } from '../src/schema/web-evals.ts';
 import { startWebServer, type WebServer } from '../src/web/server.ts';
@@ -8,7 +8,7 @@ import { REPO_ROOT, tmpDir } from './helpers.ts';
 import type { PageDocument } from './page-dom.ts';
 import { writeGsmFile } from './support/eval-server.ts';
 import { FAST, infx, smallRow, writeMatrix } from './sweep-helpers.ts';
-import { buildUi } from './web-helpers.ts';
+import { buildUi, CHROMIUM_PATH, CHROMIUM_REQUIRED, openPage } from './web-helpers.ts';
 
 // In page.evaluate callbacks only: they run in Chromium.
 declare const document: PageDocument;
@@ -22,11 +22,8 @@ declare const document: PageDocument;
  * links to its evals. Skips where /usr/bin/chromium is missing, unless INFX_REQUIRE_CHROMIUM=1.
  */
 
-const CHROMIUM = process.env.INFX_CHROMIUM ?? '/usr/bin/chromium';
-const REQUIRED = process.env.INFX_REQUIRE_CHROMIUM === '1';
 const built = existsSync(join(REPO_ROOT, 'dist/infx.mjs'));
-const available = built && (existsSync(CHROMIUM) || REQUIRED);
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
+const available = built && (existsSync(CHROMIUM_PATH) || CHROMIUM_REQUIRED);
 const QUESTIONS = 30;
 
 let server: WebServer;
@@ -71,12 +68,7 @@ beforeAll(async () => {
   const ui = await buildUi();
   server = await startWebServer({ db, port: 0, runsDirs: [out], uiDir: ui });
   base = server.url.replace(/\/$/, '');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
+  ({ browser, page } = await openPage(errors));
 }, 240_000);
 
 afterAll(async () => {

@@ -1,5 +1,6 @@
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
 import { openStore } from '../src/store/db.ts';
 import { ingestRunDir } from '../src/store/ingest.ts';
 import { tmpDir } from './helpers.ts';
@@ -130,4 +131,24 @@ export async function buildUi(): Promise<string> {
     build: { outDir, emptyOutDir: true, sourcemap: false },
   });
   return outDir;
+}
+
+/** Where the dashboard's browser tests find Chromium, and whether CI requires it (INFX_REQUIRE_CHROMIUM=1). */
+export const CHROMIUM_PATH = process.env.INFX_CHROMIUM ?? '/usr/bin/chromium';
+export const CHROMIUM_REQUIRED = process.env.INFX_REQUIRE_CHROMIUM === '1';
+
+/**
+ * A headless Chromium with one 1280×800 page, for a browser test of the dashboard: page errors and console
+ * errors go to `errors`, so a test can assert the page raised none.
+ */
+export async function openPage(errors: string[]): Promise<{ browser: Browser; page: Page }> {
+  const { chromium } = await import('playwright-core');
+  const args = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args, headless: true });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  return { browser, page };
 }
