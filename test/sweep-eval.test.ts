@@ -202,9 +202,14 @@ describe.skipIf(!built)(
       expect(status).toMatchObject({ status: 'ok', valid: null, eval: { pass: true, samples: 12 } });
       expect(existsSync(join(dir, 'result.json'))).toBe(false);
       expect(existsSync(join(dir, 'eval', 'samples_gsm8k.jsonl'))).toBe(true);
-      // The engine got the eval's context, not the row's 576.
+      // The point plans the eval's context (16384), above the row's 576.
       const spec = PointAttemptSchema.parse(readJson(join(dir, 'point.json')));
       expect(spec.eval).toMatchObject({ evalOnly: true, contextLength: 16384 });
+      // sweep status gives the verdict where a benchmarked point gives its numbers.
+      const st = await infx(['sweep', 'status', join(out, 'only')]);
+      expect(st.stdout).toMatch(
+        /done .*evalonly.*; eval gsm8k \(simulated\): strict-match 1\.0000, .* >= 0\.9 from default/,
+      );
       const ingest = await infx([
         'ingest',
         join(out, 'only'),

@@ -3,6 +3,7 @@ import { shellJoin, shellQuote } from '../engines/shell.ts';
 import type { EngineLaunch } from '../schema/engine-launch.ts';
 import { plural } from '../schema/plural.ts';
 import type { PointBench, PointStatus, RunManifest } from '../schema/run-dir.ts';
+import { evalVerdictLine } from './point-eval.ts';
 import { formatDuration } from './progress.ts';
 import type { PointState } from './run-dir.ts';
 import type { SweepOutcome } from './sweep.ts';
@@ -91,6 +92,8 @@ export function formatStatus(
       const h = headlines.get(p.pointId);
       const numbers = h ? `, ${num(h.totalPerGpu)} tok/s/GPU at ${num(h.interactivity)} tok/s/user` : '';
       detail = `${formatDuration(s.status.durationS)}${numbers}${s.status.valid === false ? `, not valid: ${s.status.reason}` : ''}`;
+      // A run-eval point's verdict (an eval-only point has no numbers but this).
+      if (s.status.eval) detail += `; ${evalVerdictLine(s.status.eval)}`;
     } else if (s.state === 'failed') detail = failureCause(s.status);
     else if (s.incomplete)
       detail = s.status ? `interrupted in ${s.status.phase}` : 'started, no status yet (running, or stopped)';
