@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { EvalResultsSchema } from '../src/schema/evals.ts';
 import { PointAttemptSchema, PointStatusSchema } from '../src/schema/run-dir.ts';
 import { openStore } from '../src/store/db.ts';
+import { verifyRun } from '../src/store/verify.ts';
 import { REPO_ROOT, tmpDir } from './helpers.ts';
 import { writeGsmFile } from './support/eval-server.ts';
 import { FAST, infx, readJson, smallRow, writeMatrix } from './sweep-helpers.ts';
@@ -104,8 +105,26 @@ describe.skipIf(!built)(
           failed_samples: 0,
         });
         const samples = await store.db.selectFrom('eval_samples').selectAll().orderBy('doc_id').execute();
+        const samples0Response = samples[3]!.response;
         expect(samples.map((s) => s.doc_id)).toEqual([...Array(12).keys()]);
         expect(samples[0]).toMatchObject({ status: 'ok', strict_correct: 1, flexible_correct: 1 });
+        // infx verify compares the stored verdict and samples with the run directory's eval files.
+        const ok = await verifyRun(store, 'pass', join(out, 'pass'));
+        expect([ok.ok, ok.checked.point_evals, ok.checked.eval_samples]).toEqual([true, 1, 12]);
+        await store.db
+          .updateTable('eval_samples')
+          .set({ response: 'edited' })
+          .where('doc_id', '=', 3)
+          .execute();
+        const edited = await verifyRun(store, 'pass', join(out, 'pass'));
+        expect(edited.differences).toEqual([
+          expect.objectContaining({ table: 'eval_samples', column: 'response', db: '"edited"' }),
+        ]);
+        await store.db
+          .updateTable('eval_samples')
+          .set({ response: samples0Response })
+          .where('doc_id', '=', 3)
+          .execute();
         // The question asked, not the few-shot turns before it.
         expect(samples[0]!.question).toMatch(/^Question: .*\nEnd your response with the answer/s);
         expect(samples[0]!.question).not.toContain('Answer: ');

@@ -1,6 +1,7 @@
 import { InfxError } from '../schema/errors.ts';
 import type { VerifyDifference, VerifyReport } from '../schema/store.ts';
 import type { Store } from './db.ts';
+import { readEvalFiles } from './eval-files.ts';
 import { type RunRows, runRows } from './rows.ts';
 import { RUN_FILES, readRunDirFast, sha256 } from './run-dir-reader.ts';
 
@@ -62,6 +63,8 @@ async function stored(store: Store, rows: RunRows) {
     db.selectFrom('attempts').selectAll().where('run_id', '=', runId).execute(),
     db.selectFrom('results').selectAll().where('run_id', '=', runId).execute(),
     db.selectFrom('result_documents').selectAll().where('run_id', '=', runId).execute(),
+    db.selectFrom('point_evals').selectAll().where('run_id', '=', runId).execute(),
+    db.selectFrom('eval_samples').selectAll().where('run_id', '=', runId).execute(),
   ]);
 }
 
@@ -72,7 +75,8 @@ export async function verifyRun(store: Store, runId: string, runDir: string): Pr
       `${runDir} holds run '${contents.manifest.runId}', not '${runId}'; give that run's folder`,
     );
   const rows = runRows(contents);
-  const [runs, configs, points, attempts, results, documents] = await stored(store, rows);
+  const evalFiles = readEvalFiles(runDir, rows.evals);
+  const [runs, configs, points, attempts, results, documents, evals, samples] = await stored(store, rows);
   const diffs: VerifyDifference[] = [];
   const point = (r: Row) => String(get(r, 'point_id'));
   const checked: Record<string, number> = {
@@ -88,6 +92,15 @@ export async function verifyRun(store: Store, runId: string, runDir: string): Pr
       diffs,
     ),
     results: compare('results', rows.results, results, point, [], diffs),
+    point_evals: compare('point_evals', evalFiles.evals, evals, point, [], diffs),
+    eval_samples: compare(
+      'eval_samples',
+      evalFiles.samples,
+      samples,
+      (r) => `${get(r, 'point_id')}#${get(r, 'doc_id')}`,
+      [],
+      diffs,
+    ),
   };
   // The stored JSON itself must still be what its hash says (an edit in the database shows here).
   for (const r of runs)
@@ -113,7 +126,7 @@ export async function verifyRun(store: Store, runId: string, runDir: string): Pr
   for (const r of results)
     if (!documented.has(r.point_id))
       diffs.push({ table: 'result_documents', key: r.point_id, column: null, db: null, runDir: 'present' });
-  const issues = [...contents.issues, ...rows.issues];
+  const issues = [...contents.issues, ...rows.issues, ...evalFiles.issues];
   return {
     kind: 'verify-report',
     runId,
