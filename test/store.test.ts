@@ -153,7 +153,15 @@ describe.each(BACKENDS)('ingest a real sweep (%s)', (backend) => {
     const verified = await verifyRun(store, 'sweep1', runDir);
     expect(VerifyReportSchema.parse(verified)).toEqual(verified);
     expect(verified.differences).toEqual([]);
-    expect(verified.checked).toEqual({ runs: 1, configs: 1, points: 3, attempts: 5, results: 2, point_evals: 0, eval_samples: 0 });
+    expect(verified.checked).toEqual({
+      runs: 1,
+      configs: 1,
+      points: 3,
+      attempts: 5,
+      results: 2,
+      point_evals: 0,
+      eval_samples: 0,
+    });
 
     // Tampering with a stored result's file shows as differences.
     const copy = join(tmpDir(), 'sweep1');
