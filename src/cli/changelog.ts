@@ -1,4 +1,4 @@
-import { type Command as Cmd, InvalidArgumentError } from 'commander';
+import { type Command as Cmd, InvalidArgumentError, Option } from 'commander';
 import { type ChangeFlags, changeOptions, prNumber } from './change-flags.ts';
 import { numberIn, reportError } from './common.ts';
 import type { CliIO } from './io.ts';
@@ -11,6 +11,7 @@ interface MatrixFlags extends ChangeFlags {
 
 interface ValidateFlags extends MatrixFlags {
   pr?: number;
+  format: 'text' | 'json';
 }
 
 /** `infx changelog matrix|validate`: the changelog processor and the CI gate (changelog-pr-spec §1.7, §2). */
@@ -39,12 +40,20 @@ export function registerChangelog(program: Cmd, io: CliIO, setExit: (code: numbe
   refs(changelog.command('validate'))
     .description("the changelog gate: the reference's CI checks, then the byte-level append contract")
     .option('--pr <number>', 'the PR number (new entries may then link to it or use XXX)', prNumber)
+    .addOption(
+      new Option('--format <format>', 'text, or json: {"lines": [what passed], "errors": [each failure]}')
+        .choices(['text', 'json'])
+        .default('text'),
+    )
     .action(async (flags: ValidateFlags) => {
       try {
         const { validateChangelog } = await import('../changelog/validate.ts');
         const report = await validateChangelog({ cwd: process.cwd(), ...flags, pr: flags.pr ?? null });
-        for (const line of report.lines) io.stdout(`${line}\n`);
-        for (const line of report.errors) io.stderr(`ERROR: ${line}\n`);
+        if (flags.format === 'json') io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+        else {
+          for (const line of report.lines) io.stdout(`${line}\n`);
+          for (const line of report.errors) io.stderr(`ERROR: ${line}\n`);
+        }
         setExit(report.errors.length > 0 ? 1 : 0);
       } catch (err) {
         setExit(reportError(err, io));

@@ -46,6 +46,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['plot', async () => (await import('./plot.ts')).registerPlot],
   ['serve', async () => (await import('./serve.ts')).registerServe],
   ['router', async () => (await import('./router.ts')).registerRouter],
+  ['bot', async () => (await import('./bot.ts')).registerBot],
   [
     'demo',
     async () => {

@@ -315,3 +315,16 @@ export async function storedResult(d: Db, runId: string, pointId: string): Promi
     .executeTakeFirst();
   return r && (JSON.parse(r.result_json) as PointResult);
 }
+
+/** Stored runs of pull requests ingested at or after `since` (ISO), oldest first: what the bot announces. */
+export async function prRunsIngestedSince(d: Db, since: string): Promise<StoredRun[]> {
+  const rows = await kysely(d)
+    .selectFrom('runs')
+    .select(RUN_COLUMNS)
+    .where('pr_number', 'is not', null)
+    .where('ingested_at', '>=', since)
+    .orderBy('ingested_at', 'asc')
+    .orderBy('run_id', 'asc')
+    .execute();
+  return rows.map((r) => toRun(r as RunsTable));
+}
