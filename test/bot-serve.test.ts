@@ -1,7 +1,15 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './helpers.ts';
-import { commentEvent, delivery, post, prEvent, recorded, reviewEvent, SECRET } from './support/bot-deliveries.ts';
+import {
+  commentEvent,
+  delivery,
+  post,
+  prEvent,
+  recorded,
+  reviewEvent,
+  SECRET,
+} from './support/bot-deliveries.ts';
 import { type BotProcess, botFiles, startBot } from './support/bot-process.ts';
 import { type FakeGitHubApp, type FakePull, REPO, startFakeGitHubApp } from './support/fake-github-app.ts';
 
@@ -72,7 +80,15 @@ describe('infx bot serve: deliveries', () => {
     delete unsigned.headers['x-hub-signature-256'];
     expect((await post(bot.hook, unsigned)).status).toBe(401);
     const wrong = await prEvent('opened', pull());
-    const forged = { ...wrong, headers: { ...wrong.headers, 'x-hub-signature-256': (await delivery('pull_request', {}, { secret: 'not-the-secret' })).headers['x-hub-signature-256']! } };
+    const forged = {
+      ...wrong,
+      headers: {
+        ...wrong.headers,
+        'x-hub-signature-256': (await delivery('pull_request', {}, { secret: 'not-the-secret' })).headers[
+          'x-hub-signature-256'
+        ]!,
+      },
+    };
     const res = await post(bot.hook, forged);
     expect(res.status).toBe(401);
     expect(String(res.body.error)).toMatch(/signature/);
@@ -112,7 +128,9 @@ describe('infx bot serve: deliveries', () => {
   });
 
   it('answers ping and ignores events it does not act on, and refuses a payload without the fields it reads', async () => {
-    expect((await post(bot.hook, await delivery('ping', { zen: 'Keep it logically awesome.' }))).status).toBe(200);
+    expect((await post(bot.hook, await delivery('ping', { zen: 'Keep it logically awesome.' }))).status).toBe(
+      200,
+    );
     expect((await post(bot.hook, await delivery('star', { action: 'created' }))).status).toBe(202);
     const bad = await post(bot.hook, await delivery('pull_request', { action: 'opened', number: 7 }));
     expect(bad.status).toBe(422);
@@ -138,12 +156,17 @@ describe('infx bot serve: the sweep-label status', () => {
     const mod = await statusFor(pull({ labels: ['full-sweep-enabled', 'evals-only'] }));
     expect(mod.state).toBe('success');
     expect(mod.description).toContain('not reusable');
-    expect((await statusFor(pull({ labels: ['documentation'] }), 'opened')).description).toMatch(/no sweep label/);
+    expect((await statusFor(pull({ labels: ['documentation'] }), 'opened')).description).toMatch(
+      /no sweep label/,
+    );
   });
 
   it('fails two primary labels, and a modifier without a primary one', async () => {
     const two = await statusFor(pull({ labels: ['sweep-enabled', 'full-sweep-enabled'] }));
-    expect(two).toMatchObject({ state: 'failure', description: 'PR has multiple conflicting sweep labels. Pick exactly one.' });
+    expect(two).toMatchObject({
+      state: 'failure',
+      description: 'PR has multiple conflicting sweep labels. Pick exactly one.',
+    });
     const alone = await statusFor(pull({ labels: ['all-evals'] }));
     expect(alone.state).toBe('failure');
     expect(alone.description).toMatch(/all-evals needs a primary sweep label/);
@@ -202,8 +225,24 @@ describe('infx bot serve: slash commands', () => {
   });
 
   it('does not take a command mentioned inside a sentence, quoted, or written by a bot', async () => {
-    await say('please run /reuse-sweep-run 111 after merge\n> /stage-results\n```\n/use 5\n```', 'OWNER', 'lead');
-    expect((await post(bot.hook, await commentEvent(pull(), { body: '/stage-results', login: 'other[bot]', association: 'NONE', type: 'Bot' }))).status).toBe(202);
+    await say(
+      'please run /reuse-sweep-run 111 after merge\n> /stage-results\n```\n/use 5\n```',
+      'OWNER',
+      'lead',
+    );
+    expect(
+      (
+        await post(
+          bot.hook,
+          await commentEvent(pull(), {
+            body: '/stage-results',
+            login: 'other[bot]',
+            association: 'NONE',
+            type: 'Bot',
+          }),
+        )
+      ).status,
+    ).toBe(202);
     await bot.settle();
     expect(gh.calls).toEqual([]);
   });
@@ -214,25 +253,45 @@ describe('infx bot serve: sign-off verification', () => {
     `${PHRASE}\n${ITEMS.map((i) => `- [x] ${i}`).join('\n')}\nhttps://github.com/${REPO}/actions/runs/12\n\nSigned: ${signed}\n`;
   beforeEach(() => {
     reset(pull({ files: ['configs/amd-master.yaml', 'perf-changelog.yaml'] }));
-    gh.contents.set('main:docs/PR_REVIEW_CHECKLIST.md', `## Template\n\`\`\`\n${PHRASE}\n${ITEMS.map((i) => `- [ ] ${i}`).join('\n')}\n\`\`\`\n`);
+    gh.contents.set(
+      'main:docs/PR_REVIEW_CHECKLIST.md',
+      `## Template\n\`\`\`\n${PHRASE}\n${ITEMS.map((i) => `- [ ] ${i}`).join('\n')}\n\`\`\`\n`,
+    );
     gh.contents.set('main:.github/CODEOWNERS', '* @acme/core\nconfigs/amd-master.yaml @amd-a\n');
     gh.teams.set('acme/core', ['core-1']);
   });
-  const verdicts = () => gh.comments.filter((c) => c.body.includes(`<!-- codeowner-signoff-verify sha=${HEAD} -->`));
+  const verdicts = () =>
+    gh.comments.filter((c) => c.body.includes(`<!-- codeowner-signoff-verify sha=${HEAD} -->`));
   const status = () => gh.statuses.filter((s) => s.context === 'codeowner-signoff-verify');
 
   it('accepts a sign-off by the owner of the changed paths: one PASS verdict and a success status on the head', async () => {
-    await post(bot.hook, await commentEvent(pull(), { body: signoff('amd-a'), login: 'amd-a', association: 'MEMBER' }));
+    await post(
+      bot.hook,
+      await commentEvent(pull(), { body: signoff('amd-a'), login: 'amd-a', association: 'MEMBER' }),
+    );
     await bot.settle();
     expect(verdicts()).toHaveLength(1);
     expect(verdicts()[0]!.body).toContain('**Verdict: PASS**');
-    expect(status()).toEqual([{ sha: HEAD, state: 'success', context: 'codeowner-signoff-verify', description: 'CODEOWNER sign-off independently verified' }]);
+    expect(status()).toEqual([
+      {
+        sha: HEAD,
+        state: 'success',
+        context: 'codeowner-signoff-verify',
+        description: 'CODEOWNER sign-off independently verified',
+      },
+    ]);
     // Read from the base branch, never the PR's head.
-    expect(gh.calls.filter((c) => c.path.includes('/contents/')).map((c) => c.query.get('ref'))).toEqual(['main', 'main']);
+    expect(gh.calls.filter((c) => c.path.includes('/contents/')).map((c) => c.query.get('ref'))).toEqual([
+      'main',
+      'main',
+    ]);
   });
 
   it('rejects a sign-off by someone who owns no changed path, then edits the same verdict when it is fixed', async () => {
-    await post(bot.hook, await reviewEvent(pull(), { body: signoff('core-1'), login: 'core-1', association: 'MEMBER' }));
+    await post(
+      bot.hook,
+      await reviewEvent(pull(), { body: signoff('core-1'), login: 'core-1', association: 'MEMBER' }),
+    );
     await bot.settle();
     expect(verdicts()).toHaveLength(1);
     expect(verdicts()[0]!.body).toContain('**REJECTED**');
@@ -240,7 +299,10 @@ describe('infx bot serve: sign-off verification', () => {
     expect(status().map((s) => [s.state, s.description])).toEqual([
       ['failure', 'Sign-off verification rejected - see verdict comment'],
     ]);
-    await post(bot.hook, await commentEvent(pull(), { body: signoff('amd-a'), login: 'amd-a', association: 'MEMBER' }));
+    await post(
+      bot.hook,
+      await commentEvent(pull(), { body: signoff('amd-a'), login: 'amd-a', association: 'MEMBER' }),
+    );
     await bot.settle();
     expect(verdicts()).toHaveLength(1);
     expect(verdicts()[0]!.body).toContain('**Verdict: PASS**');
@@ -249,7 +311,10 @@ describe('infx bot serve: sign-off verification', () => {
 
   it('rejects with the reason when the base branch has no checklist', async () => {
     gh.contents.delete('main:docs/PR_REVIEW_CHECKLIST.md');
-    await post(bot.hook, await commentEvent(pull(), { body: signoff('amd-a'), login: 'amd-a', association: 'MEMBER' }));
+    await post(
+      bot.hook,
+      await commentEvent(pull(), { body: signoff('amd-a'), login: 'amd-a', association: 'MEMBER' }),
+    );
     await bot.settle();
     expect(verdicts()[0]!.body).toContain('docs/PR_REVIEW_CHECKLIST.md is not on main');
     expect(status()[0]!.state).toBe('failure');
@@ -257,7 +322,14 @@ describe('infx bot serve: sign-off verification', () => {
 
   it('leaves a draft PR alone', async () => {
     reset(pull({ draft: true, files: ['configs/amd-master.yaml'] }));
-    await post(bot.hook, await commentEvent(pull({ draft: true }), { body: signoff('amd-a'), login: 'amd-a', association: 'MEMBER' }));
+    await post(
+      bot.hook,
+      await commentEvent(pull({ draft: true }), {
+        body: signoff('amd-a'),
+        login: 'amd-a',
+        association: 'MEMBER',
+      }),
+    );
     await bot.settle();
     expect(gh.writes()).toEqual([]);
   });
@@ -266,10 +338,12 @@ describe('infx bot serve: sign-off verification', () => {
 describe('infx bot serve: flags', () => {
   it('refuses to start without a way to authenticate, naming the flags', async () => {
     const f = botFiles();
-    await expect(startBot(['--webhook-secret-file', f.secret])).rejects.toThrow(/--app-id N --private-key-file/);
-    await expect(startBot(['--webhook-secret-file', join(f.dir, 'missing'), '--token-file', f.token])).rejects.toThrow(
-      /--webhook-secret-file .*missing: cannot read it/,
+    await expect(startBot(['--webhook-secret-file', f.secret])).rejects.toThrow(
+      /--app-id N --private-key-file/,
     );
+    await expect(
+      startBot(['--webhook-secret-file', join(f.dir, 'missing'), '--token-file', f.token]),
+    ).rejects.toThrow(/--webhook-secret-file .*missing: cannot read it/);
   });
   it('keeps SECRET out of what it prints', () => {
     expect(bot.stderr()).not.toContain(SECRET);

@@ -14,6 +14,9 @@ export interface BotConfig {
   /** The dashboard's public URL (links in comments); null: comments give run ids only. */
   dashboardUrl: string | null;
   changelogFile: string;
+  /** The master configs and runner config the changelog check reads (as `infx review` takes them). */
+  configFiles: readonly string[];
+  runnerConfig: string;
   /** On the base branch: the review checklist and CODEOWNERS, read for sign-off verification. */
   checklistPath: string;
   codeownersPath: string;

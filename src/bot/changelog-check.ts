@@ -23,7 +23,10 @@ export interface CheckTarget {
 
 async function gate(cfg: BotConfig, pr: PrRef, t: CheckTarget): Promise<GateResult> {
   const dir = cfg.repoDir as string;
-  const refs = ['--base-ref', t.baseSha, '--head-ref', t.headSha, '--changelog-file', cfg.changelogFile];
+  const refs = [
+    ...['--base-ref', t.baseSha, '--head-ref', t.headSha, '--changelog-file', cfg.changelogFile],
+    ...['--runner-config', cfg.runnerConfig, '--config-files', ...cfg.configFiles],
+  ];
   const args = (cmd: string[]) => [...cmd, ...refs, '--pr', String(pr.number), '--format', 'json'];
   const [validate, review] = await withCheckout(dir, cfg.remote, pr.number, t, async () => [
     await runInfx(cfg.infx, args(['changelog', 'validate']), dir),

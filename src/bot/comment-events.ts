@@ -65,7 +65,13 @@ async function stage(
     reason: `/stage-results on PR #${pr.number}`,
   };
   return withStore(cfg, async (store) => {
-    const candidates = run === null ? (await runsOfPr(store, pr.number)).map((r) => r.runId) : [run];
+    // Unpinned: only runs on a commit the PR still has (§6 rule 2; a pinned id may also be the PR's own).
+    const candidates =
+      run === null
+        ? (await runsOfPr(store, pr.number))
+            .filter((r) => commits.has(r.provenance?.headSha?.toLowerCase() ?? ''))
+            .map((r) => r.runId)
+        : [run];
     let newest = '';
     for (const id of candidates) {
       try {

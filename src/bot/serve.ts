@@ -28,6 +28,8 @@ export interface BotServeRequest {
   announceSince?: string | undefined;
   stateDir: string;
   changelogFile: string;
+  configFiles: readonly string[];
+  runnerConfig: string;
   checklistPath: string;
   codeownersPath: string;
   infx: readonly string[];
@@ -109,6 +111,8 @@ export async function serveBot(r: BotServeRequest): Promise<RunningBot> {
     infx: r.infx,
     dashboardUrl: dashboard(r.dashboardUrl),
     changelogFile: r.changelogFile,
+    configFiles: r.configFiles,
+    runnerConfig: r.runnerConfig,
     checklistPath: r.checklistPath,
     codeownersPath: r.codeownersPath,
     remote: r.remote,

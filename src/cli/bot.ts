@@ -28,6 +28,8 @@ interface BotFlags {
   announceSince?: string;
   stateDir: string;
   changelogFile: string;
+  configFiles: string[];
+  runnerConfig: string;
   checklist: string;
   codeowners: string;
 }
@@ -93,6 +95,11 @@ export function registerBot(program: Command, io: CliIO, setExit: (code: number)
     .option('--announce-since <date>', 'post result links for runs stored since this date (default: now)')
     .option('--state-dir <dir>', 'where the bot keeps the delivery ids it has seen', '.infx/bot')
     .option('--changelog-file <path>', 'the changelog', 'perf-changelog.yaml')
+    .option('--config-files <files...>', 'master configs the changelog check reads, merged in order', [
+      'configs/amd-master.yaml',
+      'configs/nvidia-master.yaml',
+    ])
+    .option('--runner-config <path>', 'the runner config the changelog check reads', 'configs/runners.yaml')
     .option('--checklist <path>', 'the review checklist on the base branch', 'docs/PR_REVIEW_CHECKLIST.md')
     .option('--codeowners <path>', 'CODEOWNERS on the base branch', '.github/CODEOWNERS')
     .action(async (flags: BotFlags) => {

@@ -43,7 +43,11 @@ export function pullRequestJson(p: FakePull) {
   };
 }
 
-export async function delivery(event: string, payload: unknown, opts: { secret?: string; id?: string } = {}): Promise<Delivery> {
+export async function delivery(
+  event: string,
+  payload: unknown,
+  opts: { secret?: string; id?: string } = {},
+): Promise<Delivery> {
   const rawBody = JSON.stringify(payload);
   return {
     headers: {
@@ -75,7 +79,11 @@ export const commentEvent = (
 ) =>
   delivery('issue_comment', {
     action: c.action ?? 'created',
-    issue: { number: p.number, state: p.state, pull_request: { url: `https://api.github.com/repos/${REPO}/pulls/${p.number}` } },
+    issue: {
+      number: p.number,
+      state: p.state,
+      pull_request: { url: `https://api.github.com/repos/${REPO}/pulls/${p.number}` },
+    },
     comment: {
       id: c.id ?? 7000 + seq,
       body: c.body,
@@ -91,7 +99,13 @@ export const commentEvent = (
 export const reviewEvent = (p: FakePull, r: { body: string; login: string; association: string }) =>
   delivery('pull_request_review', {
     action: 'submitted',
-    review: { id: 9000 + seq, body: r.body, user: { login: r.login, type: 'User' }, author_association: r.association, state: 'approved' },
+    review: {
+      id: 9000 + seq,
+      body: r.body,
+      user: { login: r.login, type: 'User' },
+      author_association: r.association,
+      state: 'approved',
+    },
     pull_request: pullRequestJson(p),
     repository,
     installation: { id: 42 },
@@ -103,7 +117,10 @@ export function recorded(file: string): Delivery {
   return JSON.parse(readFileSync(file, 'utf8')) as Delivery;
 }
 
-export async function post(url: string, d: Delivery): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function post(
+  url: string,
+  d: Delivery,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(url, { method: 'POST', headers: d.headers, body: d.rawBody });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }

@@ -26,10 +26,14 @@ export function botFiles(): { dir: string; secret: string; token: string } {
 }
 
 export async function startBot(args: string[]): Promise<BotProcess> {
-  const child: ChildProcess = spawn(process.execPath, [join(REPO_ROOT, 'bin/infx.js'), 'bot', 'serve', '--port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, GITHUB_API_URL: '' },
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(REPO_ROOT, 'bin/infx.js'), 'bot', 'serve', '--port', '0', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, GITHUB_API_URL: '' },
+    },
+  );
   let out = '';
   let err = '';
   child.stderr?.on('data', (b: Buffer) => {

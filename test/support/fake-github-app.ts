@@ -59,7 +59,9 @@ export interface FakeGitHubApp {
 export const REPO = 'acme/bench';
 export const BOT_LOGIN = 'infx-bot[bot]';
 
-export async function startFakeGitHubApp(opts: { publicKey?: string; installationId?: number } = {}): Promise<FakeGitHubApp> {
+export async function startFakeGitHubApp(
+  opts: { publicKey?: string; installationId?: number } = {},
+): Promise<FakeGitHubApp> {
   const fake = {
     calls: [] as Call[],
     pulls: new Map<number, FakePull>(),
@@ -87,76 +89,161 @@ export async function startFakeGitHubApp(opts: { publicKey?: string; installatio
     const jwt = auth?.replace(/^bearer /i, '') ?? '';
     const [h, p, sig] = jwt.split('.');
     if (!h || !p || !sig) return false;
-    return createVerify('RSA-SHA256').update(`${h}.${p}`).verify(opts.publicKey, Buffer.from(sig, 'base64url'));
+    return createVerify('RSA-SHA256')
+      .update(`${h}.${p}`)
+      .verify(opts.publicKey, Buffer.from(sig, 'base64url'));
   };
 
   type Handler = (m: RegExpExecArray, body: Record<string, unknown>, call: Call) => [number, unknown];
   const pull = (n: string) => fake.pulls.get(Number(n));
   const routes: [string, RegExp, Handler][] = [
-    ['POST', /^\/app\/installations\/(\d+)\/access_tokens$/, (_m, _b, call) =>
-      verifyJwt(call.auth)
-        ? [201, { token: 'ghs_installation_token', expires_at: new Date(Date.now() + 3600_000).toISOString() }]
-        : [401, { message: 'A JSON web token could not be decoded' }]],
-    ['GET', /^\/repos\/[^/]+\/[^/]+\/installation$/, (_m, _b, call) =>
-      verifyJwt(call.auth) ? [200, { id: opts.installationId ?? 42 }] : [401, { message: 'bad JWT' }]],
-    ['GET', /^\/repos\/[^/]+\/[^/]+\/pulls\/(\d+)$/, (m) => {
-      const p = pull(m[1]!);
-      return p ? [200, pullJson(p)] : [404, { message: 'Not Found' }];
-    }],
-    ['GET', /^\/repos\/[^/]+\/[^/]+\/pulls\/(\d+)\/commits$/, (m) => [200, (pull(m[1]!)?.commits ?? []).map((sha) => ({ sha }))]],
-    ['GET', /^\/repos\/[^/]+\/[^/]+\/pulls\/(\d+)\/files$/, (m) => [200, (pull(m[1]!)?.files ?? []).map((filename) => ({ filename, status: 'modified' }))]],
-    ['GET', /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/labels$/, (m) => [200, (pull(m[1]!)?.labels ?? []).map((name) => ({ name }))]],
-    ['GET', /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/events$/, (m) => [
-      200,
-      (fake.labelEvents.get(Number(m[1])) ?? []).map((e, i) => ({ id: i + 1, event: 'labeled', label: { name: e.label }, actor: { login: e.actor } })),
-    ]],
-    ['GET', /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/, (m) => [
-      200,
-      fake.comments.filter((c) => c.issue === Number(m[1])).map((c) => ({ id: c.id, body: c.body, user: { login: c.user } })),
-    ]],
-    ['POST', /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/, (m, b) => {
-      const c = { id: nextId++, issue: Number(m[1]), body: String(b.body), user: BOT_LOGIN };
-      fake.comments.push(c);
-      return [201, { id: c.id, body: c.body }];
-    }],
-    ['PATCH', /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/, (m, b) => {
-      const c = fake.comments.find((x) => x.id === Number(m[1]));
-      if (!c) return [404, { message: 'Not Found' }];
-      c.body = String(b.body);
-      return [200, { id: c.id, body: c.body }];
-    }],
-    ['POST', /^\/repos\/[^/]+\/[^/]+\/statuses\/([0-9a-f]{40})$/, (m, b) => {
-      fake.statuses.push({ sha: m[1]!, state: String(b.state), context: String(b.context), description: String(b.description ?? '') });
-      return [201, { id: nextId++ }];
-    }],
-    ['POST', /^\/repos\/[^/]+\/[^/]+\/check-runs$/, (_m, b) => {
-      const id = nextId++;
-      fake.checkRuns.set(id, { ...b, id, annotations: [] });
-      return [201, { id }];
-    }],
-    ['PATCH', /^\/repos\/[^/]+\/[^/]+\/check-runs\/(\d+)$/, (m, b) => {
-      const run = fake.checkRuns.get(Number(m[1]));
-      if (!run) return [404, { message: 'Not Found' }];
-      const output = b.output as { annotations?: Record<string, unknown>[] } | undefined;
-      const annotations = output?.annotations ?? [];
-      if (annotations.length > 50) return [422, { message: 'at most 50 annotations a request' }];
-      Object.assign(run, b, { annotations: [...run.annotations, ...annotations] });
-      return [200, { id: run.id }];
-    }],
-    ['GET', /^\/repos\/[^/]+\/[^/]+\/collaborators\/([^/]+)\/permission$/, (m) => {
-      const perm = fake.permissions.get(decodeURIComponent(m[1]!));
-      return perm === undefined ? [404, { message: 'Not Found' }] : [200, { permission: perm, user: { login: m[1] } }];
-    }],
-    ['GET', /^\/repos\/[^/]+\/[^/]+\/contents\/(.+)$/, (m, _b, call) => {
-      const text = fake.contents.get(`${call.query.get('ref') ?? 'main'}:${decodeURIComponent(m[1]!)}`);
-      return text === undefined
-        ? [404, { message: 'Not Found' }]
-        : [200, { type: 'file', encoding: 'base64', content: Buffer.from(text).toString('base64') }];
-    }],
-    ['GET', /^\/orgs\/([^/]+)\/teams\/([^/]+)\/members$/, (m) => {
-      const members = fake.teams.get(`${m[1]}/${m[2]}`);
-      return members === undefined ? [404, { message: 'Not Found' }] : [200, members.map((login) => ({ login }))];
-    }],
+    [
+      'POST',
+      /^\/app\/installations\/(\d+)\/access_tokens$/,
+      (_m, _b, call) =>
+        verifyJwt(call.auth)
+          ? [
+              201,
+              { token: 'ghs_installation_token', expires_at: new Date(Date.now() + 3600_000).toISOString() },
+            ]
+          : [401, { message: 'A JSON web token could not be decoded' }],
+    ],
+    [
+      'GET',
+      /^\/repos\/[^/]+\/[^/]+\/installation$/,
+      (_m, _b, call) =>
+        verifyJwt(call.auth) ? [200, { id: opts.installationId ?? 42 }] : [401, { message: 'bad JWT' }],
+    ],
+    [
+      'GET',
+      /^\/repos\/[^/]+\/[^/]+\/pulls\/(\d+)$/,
+      (m) => {
+        const p = pull(m[1]!);
+        return p ? [200, pullJson(p)] : [404, { message: 'Not Found' }];
+      },
+    ],
+    [
+      'GET',
+      /^\/repos\/[^/]+\/[^/]+\/pulls\/(\d+)\/commits$/,
+      (m) => [200, (pull(m[1]!)?.commits ?? []).map((sha) => ({ sha }))],
+    ],
+    [
+      'GET',
+      /^\/repos\/[^/]+\/[^/]+\/pulls\/(\d+)\/files$/,
+      (m) => [200, (pull(m[1]!)?.files ?? []).map((filename) => ({ filename, status: 'modified' }))],
+    ],
+    [
+      'GET',
+      /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/labels$/,
+      (m) => [200, (pull(m[1]!)?.labels ?? []).map((name) => ({ name }))],
+    ],
+    [
+      'GET',
+      /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/events$/,
+      (m) => [
+        200,
+        (fake.labelEvents.get(Number(m[1])) ?? []).map((e, i) => ({
+          id: i + 1,
+          event: 'labeled',
+          label: { name: e.label },
+          actor: { login: e.actor },
+        })),
+      ],
+    ],
+    [
+      'GET',
+      /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/,
+      (m) => [
+        200,
+        fake.comments
+          .filter((c) => c.issue === Number(m[1]))
+          .map((c) => ({ id: c.id, body: c.body, user: { login: c.user } })),
+      ],
+    ],
+    [
+      'POST',
+      /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/,
+      (m, b) => {
+        const c = { id: nextId++, issue: Number(m[1]), body: String(b.body), user: BOT_LOGIN };
+        fake.comments.push(c);
+        return [201, { id: c.id, body: c.body }];
+      },
+    ],
+    [
+      'PATCH',
+      /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/,
+      (m, b) => {
+        const c = fake.comments.find((x) => x.id === Number(m[1]));
+        if (!c) return [404, { message: 'Not Found' }];
+        c.body = String(b.body);
+        return [200, { id: c.id, body: c.body }];
+      },
+    ],
+    [
+      'POST',
+      /^\/repos\/[^/]+\/[^/]+\/statuses\/([0-9a-f]{40})$/,
+      (m, b) => {
+        fake.statuses.push({
+          sha: m[1]!,
+          state: String(b.state),
+          context: String(b.context),
+          description: String(b.description ?? ''),
+        });
+        return [201, { id: nextId++ }];
+      },
+    ],
+    [
+      'POST',
+      /^\/repos\/[^/]+\/[^/]+\/check-runs$/,
+      (_m, b) => {
+        const id = nextId++;
+        fake.checkRuns.set(id, { ...b, id, annotations: [] });
+        return [201, { id }];
+      },
+    ],
+    [
+      'PATCH',
+      /^\/repos\/[^/]+\/[^/]+\/check-runs\/(\d+)$/,
+      (m, b) => {
+        const run = fake.checkRuns.get(Number(m[1]));
+        if (!run) return [404, { message: 'Not Found' }];
+        const output = b.output as { annotations?: Record<string, unknown>[] } | undefined;
+        const annotations = output?.annotations ?? [];
+        if (annotations.length > 50) return [422, { message: 'at most 50 annotations a request' }];
+        Object.assign(run, b, { annotations: [...run.annotations, ...annotations] });
+        return [200, { id: run.id }];
+      },
+    ],
+    [
+      'GET',
+      /^\/repos\/[^/]+\/[^/]+\/collaborators\/([^/]+)\/permission$/,
+      (m) => {
+        const perm = fake.permissions.get(decodeURIComponent(m[1]!));
+        return perm === undefined
+          ? [404, { message: 'Not Found' }]
+          : [200, { permission: perm, user: { login: m[1] } }];
+      },
+    ],
+    [
+      'GET',
+      /^\/repos\/[^/]+\/[^/]+\/contents\/(.+)$/,
+      (m, _b, call) => {
+        const text = fake.contents.get(`${call.query.get('ref') ?? 'main'}:${decodeURIComponent(m[1]!)}`);
+        return text === undefined
+          ? [404, { message: 'Not Found' }]
+          : [200, { type: 'file', encoding: 'base64', content: Buffer.from(text).toString('base64') }];
+      },
+    ],
+    [
+      'GET',
+      /^\/orgs\/([^/]+)\/teams\/([^/]+)\/members$/,
+      (m) => {
+        const members = fake.teams.get(`${m[1]}/${m[2]}`);
+        return members === undefined
+          ? [404, { message: 'Not Found' }]
+          : [200, members.map((login) => ({ login }))];
+      },
+    ],
   ];
 
   const server: Server = createServer((req, res) => {
@@ -166,7 +253,13 @@ export async function startFakeGitHubApp(opts: { publicKey?: string; installatio
       const url = new URL(req.url ?? '/', 'http://fake');
       const text = Buffer.concat(chunks).toString('utf8');
       const body = text ? (JSON.parse(text) as Record<string, unknown>) : null;
-      const call: Call = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, body, auth: req.headers.authorization ?? null };
+      const call: Call = {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: url.searchParams,
+        body,
+        auth: req.headers.authorization ?? null,
+      };
       fake.calls.push(call);
       let status = 404;
       let out: unknown = { message: `fake GitHub has no ${call.method} ${call.path}` };
@@ -178,7 +271,10 @@ export async function startFakeGitHubApp(opts: { publicKey?: string; installatio
         }
       }
       const json = JSON.stringify(out);
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+      res.writeHead(status, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(json),
+      });
       res.end(json);
     });
   });
