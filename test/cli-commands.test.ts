@@ -49,6 +49,7 @@ describe('the commands registered', () => {
       'plot',
       'serve',
       'router',
+      'bot',
       'demo',
       'trace',
       'eval',

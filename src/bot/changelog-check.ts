@@ -1,7 +1,7 @@
 import type { Octokit } from '@octokit/rest';
 import { ReviewReportSchema } from '../schema/review.ts';
 import { type BotConfig, type PrRef, prFiles } from './bot-context.ts';
-import { type Annotation, checkOutput, type GateResult } from './check-output.ts';
+import { type Annotation, annotationBatches, checkOutput, type GateResult } from './check-output.ts';
 import { runInfx, withCheckout } from './checkout.ts';
 
 /**
@@ -13,8 +13,6 @@ import { runInfx, withCheckout } from './checkout.ts';
 export const CHECK_NAME = 'infx/changelog-review';
 const RELEVANT = (changelog: string) => (f: string) =>
   f === changelog || /^configs\/[^/]+\.ya?ml$/.test(f) || /(^|\/)(benchmarks|recipes)\//.test(f);
-/** GitHub takes at most 50 annotations a request. */
-const ANNOTATIONS_PER_REQUEST = 50;
 
 export interface CheckTarget {
   headSha: string;
@@ -87,9 +85,7 @@ export async function runChangelogCheck(
       annotations: [],
     };
   }
-  const chunks: Annotation[][] = [];
-  for (let i = 0; i < out.annotations.length; i += ANNOTATIONS_PER_REQUEST)
-    chunks.push(out.annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+  const chunks = annotationBatches(out.annotations);
   // Every request but the last adds annotations; the last completes the run.
   for (const chunk of chunks.slice(0, -1))
     await gh.rest.checks.update({
@@ -105,7 +101,7 @@ export async function runChangelogCheck(
     status: 'completed',
     conclusion: out.conclusion,
     completed_at: new Date().toISOString(),
-    output: { title: out.title, summary: out.summary, annotations: chunks[chunks.length - 1] ?? [] },
+    output: { title: out.title, summary: out.summary, annotations: chunks[chunks.length - 1] },
   });
   cfg.log(`#${pr.number}: ${CHECK_NAME} ${out.conclusion}: ${out.title}`);
 }

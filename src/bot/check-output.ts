@@ -27,7 +27,11 @@ export function checkOutput(
 ): { conclusion: 'success' | 'failure'; title: string; summary: string; annotations: Annotation[] } {
   const annotations: Annotation[] = [];
   const lines: string[] = [];
-  for (const e of r.validate.errors) {
+  // The review runs the same gate (changelog.gate, changelog.byte-rule): its findings stand for the
+  // validator's, once; the validator's own are shown when the review did not report the gate.
+  const reviewed = (r.review?.findings ?? []).some((f) => f.rule.startsWith('changelog.'));
+  const gateErrors = reviewed ? [] : r.validate.errors;
+  for (const e of gateErrors) {
     const m = AT.exec(e);
     const line = m ? Number(m[2]) : 1;
     annotations.push({
@@ -59,7 +63,7 @@ export function checkOutput(
     );
   }
   if (r.reviewError !== null) lines.push(`- ❌ ${r.reviewError}`);
-  const blocking = (r.review?.blocking ?? 0) + r.validate.errors.length + (r.reviewError === null ? 0 : 1);
+  const blocking = (r.review?.blocking ?? 0) + gateErrors.length + (r.reviewError === null ? 0 : 1);
   const warnings = r.review?.warnings ?? 0;
   const conclusion = blocking > 0 ? 'failure' : 'success';
   const title =
@@ -76,4 +80,11 @@ export function checkOutput(
     summary: summary.length > 65_000 ? `${summary.slice(0, 65_000)}\n…` : summary,
     annotations,
   };
+}
+
+/** GitHub takes at most 50 annotations a request: the batches, each but the last sent before completing. */
+export function annotationBatches(all: readonly Annotation[], size = 50): Annotation[][] {
+  const out: Annotation[][] = [];
+  for (let i = 0; i < all.length; i += size) out.push(all.slice(i, i + size));
+  return out.length > 0 ? out : [[]];
 }
