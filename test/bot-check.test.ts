@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpDir } from './helpers.ts';
 import { agentic, entry, HISTORY, KEY, repo, tp2, tp4 } from './review-repo.ts';
-import { post, prEvent } from './support/bot-deliveries.ts';
+import { delivery, post, prEvent } from './support/bot-deliveries.ts';
 import { type BotProcess, botFiles, startBot } from './support/bot-process.ts';
 import { type FakeGitHubApp, type FakePull, REPO, startFakeGitHubApp } from './support/fake-github-app.ts';
 
@@ -116,6 +116,27 @@ describe('infx bot serve: the changelog check run', () => {
     expect(bytes).toHaveLength(1);
     expect(bytes[0]).toMatchObject({ title: 'changelog.byte-rule', annotation_level: 'failure' });
     expect(String(bytes[0]!.message)).toContain('restore');
+  });
+
+  it('runs the check again when it is re-requested from the Checks tab', async () => {
+    const p = pull(7, shas.collision!, ['configs/amd-master.yaml', 'perf-changelog.yaml']);
+    gh.pulls.set(7, p);
+    gh.checkRuns.clear();
+    const d = await delivery('check_run', {
+      action: 'rerequested',
+      check_run: {
+        id: 1,
+        name: 'infx/changelog-review',
+        head_sha: p.headSha,
+        pull_requests: [{ number: 7 }],
+      },
+      repository: { full_name: REPO, name: 'bench', owner: { login: 'acme' } },
+      installation: { id: 42 },
+      sender: { login: 'dev' },
+    });
+    expect((await post(bot.hook, d)).status).toBe(202);
+    await bot.settle();
+    expect([...gh.checkRuns.values()].map((r) => r.conclusion)).toEqual(['failure']);
   });
 
   it('runs no check on a PR that touches neither the changelog, the configs nor the recipes', async () => {

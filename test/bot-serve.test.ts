@@ -243,6 +243,16 @@ describe('infx bot serve: slash commands', () => {
         )
       ).status,
     ).toBe(202);
+    // Its own welcome, which quotes the sign-off phrase, posted with a token (so by a user account).
+    const welcome = gh.comments.length;
+    expect((await post(bot.hook, await prEvent('opened', pull()))).status).toBe(202);
+    await bot.settle();
+    const own = gh.comments[welcome]!.body;
+    gh.calls.length = 0;
+    expect(
+      (await post(bot.hook, await commentEvent(pull(), { body: own, login: 'lead', association: 'OWNER' })))
+        .status,
+    ).toBe(202);
     await bot.settle();
     expect(gh.calls).toEqual([]);
   });

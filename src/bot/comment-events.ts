@@ -19,6 +19,7 @@ import { COMMAND_ASSOCIATIONS, parseComment, type SlashCommand } from './slash-c
  */
 
 const NAME = { stage: '/stage-results', reuse: '/reuse-sweep-run' } as const;
+const OWN_MARKER = /<!-- (infx-[\w-]+|codeowner-signoff-verify)[ >]/;
 
 async function withStore<T>(cfg: BotConfig, fn: (s: Store) => Promise<T>): Promise<T> {
   const store = await openStore(cfg.db as string);
@@ -115,7 +116,8 @@ export async function onIssueComment(gh: Octokit, cfg: BotConfig, ev: IssueComme
   if (ev.issue.pull_request === undefined) return;
   const pr: PrRef = { ...repoOf(ev.repository.full_name), number: ev.issue.number };
   const c = ev.comment;
-  const fromBot = (c.user as { type?: string }).type === 'Bot';
+  // The bot's own comments (its markers; with a token it comments as a user) quote the phrase and commands.
+  const fromBot = (c.user as { type?: string }).type === 'Bot' || OWN_MARKER.test(c.body);
   if ((ev.action === 'created' || ev.action === 'edited') && !fromBot && c.body.includes(TRIGGER_PHRASE))
     await verifySignoffComment(gh, cfg, pr, { body: c.body, author: c.user.login });
   if (ev.action !== 'created' || fromBot) return;
