@@ -89,23 +89,21 @@ export const IssueCommentEventSchema = z.looseObject({
 });
 export type IssueCommentEvent = z.infer<typeof IssueCommentEventSchema>;
 
-export const PullRequestReviewEventSchema = z.looseObject({
+/** What review and review-comment deliveries share: the PR, its repository and who acted. */
+const onPullRequest = {
   action: z.string(),
-  review: WebhookCommentSchema,
   pull_request: WebhookPullRequestSchema,
   repository: RepositoryRefSchema,
   installation: Installation,
   sender: Login,
-});
+};
+
+export const PullRequestReviewEventSchema = z.looseObject({ ...onPullRequest, review: WebhookCommentSchema });
 export type PullRequestReviewEvent = z.infer<typeof PullRequestReviewEventSchema>;
 
 export const PullRequestReviewCommentEventSchema = z.looseObject({
-  action: z.string(),
+  ...onPullRequest,
   comment: WebhookCommentSchema,
-  pull_request: WebhookPullRequestSchema,
-  repository: RepositoryRefSchema,
-  installation: Installation,
-  sender: Login,
 });
 export type PullRequestReviewCommentEvent = z.infer<typeof PullRequestReviewCommentEventSchema>;
 
