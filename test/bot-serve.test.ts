@@ -127,6 +127,24 @@ describe('infx bot serve: deliveries', () => {
     expect(gh.writes().filter((w) => w.endsWith('/comments'))).toHaveLength(1);
   });
 
+  it("handles one PR's deliveries one at a time: two at once still give one welcome", async () => {
+    const [a, b] = await Promise.all([prEvent('opened', pull()), prEvent('ready_for_review', pull())]);
+    const res = await Promise.all([post(bot.hook, a), post(bot.hook, b)]);
+    expect(res.map((r) => r.status)).toEqual([202, 202]);
+    await bot.settle();
+    expect(gh.comments.filter((c) => c.body.includes('<!-- infx-welcome -->'))).toHaveLength(1);
+  });
+
+  it('refuses a body over 25 MB without reading it all', async () => {
+    const big = await delivery('pull_request', { action: 'opened', pad: 'x'.repeat(26 * 1024 * 1024) });
+    const res = await fetch(bot.hook, { method: 'POST', headers: big.headers, body: big.rawBody }).catch(
+      (e: Error) => e,
+    );
+    // The bot answers 413 and drops the connection; the client may see either.
+    if (!(res instanceof Error)) expect(res.status).toBe(413);
+    expect((await bot.health()).ok).toBe(true);
+  });
+
   it('answers ping and ignores events it does not act on, and refuses a payload without the fields it reads', async () => {
     expect((await post(bot.hook, await delivery('ping', { zen: 'Keep it logically awesome.' }))).status).toBe(
       200,
