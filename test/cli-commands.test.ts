@@ -52,6 +52,7 @@ describe('the commands registered', () => {
       'demo',
       'trace',
       'eval',
+      'ci',
       'help',
     ]);
   });

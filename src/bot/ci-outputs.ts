@@ -1,6 +1,6 @@
 import { decideLabels, MODIFIER_LABELS, PRIMARY_LABELS } from '../matrix/labels.ts';
 import type { CiLabelOutput, CiMatrixOutput, CiPointEntry } from '../schema/ci-workflow.ts';
-import { InfxError } from '../schema/errors.ts';
+import { EXIT_USAGE, InfxError } from '../schema/errors.ts';
 import type { PointSpec, RunManifest } from '../schema/run-dir.ts';
 
 /**
@@ -34,11 +34,14 @@ export function parseLabelsJson(text: string): string[] {
     json = JSON.parse(text);
   } catch (err) {
     throw new CiOutputError(`--labels-json: not JSON (${(err as Error).message})`, {
+      exitCode: EXIT_USAGE,
       hint: "give the PR's label names as a JSON array, e.g. '[\"full-sweep-enabled\"]'",
     });
   }
   if (!Array.isArray(json) || !json.every((l) => typeof l === 'string'))
-    throw new CiOutputError('--labels-json: expected a JSON array of label names, e.g. ["sweep-enabled"]');
+    throw new CiOutputError('--labels-json: expected a JSON array of label names, e.g. ["sweep-enabled"]', {
+      exitCode: EXIT_USAGE,
+    });
   return json;
 }
 
