@@ -4,7 +4,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, wr
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { tmpDir } from './helpers.ts';
+import { REPO_ROOT, tmpDir } from './helpers.ts';
 import { BIN, FAST, infx, smallRow, writeMatrix } from './sweep-helpers.ts';
 
 /**
@@ -16,6 +16,26 @@ import { BIN, FAST, infx, smallRow, writeMatrix } from './sweep-helpers.ts';
 const built = existsSync(BIN);
 const cli = (cwd: string, ...args: string[]) =>
   spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8' });
+
+/** One config the simulated engine serves in a blink: two recipes, two concurrencies each. */
+const MASTER = `llama8b-bf16-h100-vllm:
+  image: vllm/vllm-openai:v0.11.0
+  model: meta-llama/Llama-3.1-8B-Instruct
+  model-prefix: llama8b
+  runner: h100
+  precision: bf16
+  framework: vllm
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+      - isl: 256
+        osl: 64
+        search-space:
+          - { tp: 1, conc-start: 1, conc-end: 2 }
+          - { tp: 2, conc-start: 2, conc-end: 4 }
+`;
+const changelogEntry = (what: string, pr: number) =>
+  `- config-keys:\n    - llama8b-bf16-h100-vllm\n  description:\n    - "${what}"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/${pr}\n`;
 
 type Step = { name?: string; run?: string; env?: Record<string, string> };
 type Doc = { jobs: Record<string, { steps: Step[] }> };
@@ -171,26 +191,65 @@ describe.skipIf(!built)(`infx ci workflow${built ? '' : ' (not built: run npm ru
     expect(notRun.stderr).toContain('not a run directory');
   });
 
-  it("runs the workflow's own plan, point and collect scripts end to end (simulated engine)", async () => {
+  it("runs the workflow's own scripts end to end: gate, plan, point jobs, collect (simulated engine)", async () => {
     const root = tmpDir('infx-ci-run-');
     const shim = join(root, 'bin');
     mkdirSync(shim);
     writeFileSync(join(shim, 'infx'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
     chmodSync(join(shim, 'infx'), 0o755);
-    const wf = join(root, 'repo');
-    mkdirSync(wf);
+
+    // The project: a master config, its runners and a changelog; the PR appends an entry.
+    const repo = join(root, 'repo');
+    mkdirSync(join(repo, 'configs'), { recursive: true });
+    const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, encoding: 'utf8' }).stdout.trim();
+    git('init', '-q', '-b', 'main');
+    git('config', 'user.email', 't@example.com');
+    git('config', 'user.name', 't');
+    writeFileSync(join(repo, 'configs/master.yaml'), MASTER);
+    cpSync(join(REPO_ROOT, 'examples/runners.yaml'), join(repo, 'configs/runners.yaml'));
+    writeFileSync(join(repo, 'perf-changelog.yaml'), changelogEntry('First', 1));
+    git('add', '-A');
+    git('commit', '-qm', 'base');
+    const baseSha = git('rev-parse', 'HEAD');
+    writeFileSync(
+      join(repo, 'perf-changelog.yaml'),
+      `${changelogEntry('First', 1)}\n${changelogEntry('Rerun', 7)}`,
+    );
+    git('commit', '-qam', 'Rerun llama8b');
+    const headSha = git('rev-parse', 'HEAD');
+
+    const flags = ['--config-files', 'configs/master.yaml', '--runner-config', 'configs/runners.yaml'];
     const sweepArgs = ['--engine', 'sim', ...FAST].join(' ');
-    expect(cli(wf, 'ci', 'workflow', '--sweep-args', sweepArgs).status).toBe(0);
-    const doc = yaml.load(readFileSync(join(wf, '.github/workflows/infx-sweep.yml'), 'utf8')) as Doc;
-    const script = (job: string, step: string) => {
-      const s = doc.jobs[job]?.steps.find((x) => x.name === step);
-      if (!s?.run) throw new Error(`no step ${step} in ${job}`);
-      return s.run;
+    expect(cli(repo, 'ci', 'workflow', ...flags, '--sweep-args', sweepArgs).status).toBe(0);
+    const doc = yaml.load(readFileSync(join(repo, '.github/workflows/infx-sweep.yml'), 'utf8')) as Doc;
+
+    // What GitHub would put in each ${{ }} of a step's env, for a pull_request event labelled sweep-enabled.
+    const runId = 'gh-42-1';
+    const context: Record<string, string> = {
+      'github.event_name': 'pull_request',
+      "toJSON(github.event.pull_request.labels.*.name || fromJSON('[]'))":
+        '["sweep-enabled","documentation"]',
+      'github.event.pull_request.head.sha || github.sha': headSha,
+      'github.event.pull_request.base.sha || github.event.before': baseSha,
+      'github.event.pull_request.number': '7',
+      'github.actor': 'octocat',
     };
-    const bash = (cwd: string, text: string, env: Record<string, string>) => {
+    const resolve = (value: string) =>
+      value.replace(/\$\{\{ (.*?) \}\}/g, (_, expr: string) => {
+        const v = context[expr];
+        if (v === undefined) throw new Error(`the test has no value for \${{ ${expr} }}`);
+        return v;
+      });
+    const step = (job: string, name: string) => {
+      const s = doc.jobs[job]?.steps.find((x) => x.name === name);
+      if (!s?.run) throw new Error(`no step ${name} in ${job}`);
+      return s;
+    };
+    const bash = (cwd: string, job: string, name: string, env: Record<string, string> = {}) => {
+      const s = step(job, name);
       const out = join(cwd, 'github-output');
       writeFileSync(out, '');
-      const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', text], {
+      const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', s.run as string], {
         cwd,
         encoding: 'utf8',
         env: {
@@ -199,6 +258,7 @@ describe.skipIf(!built)(`infx ci workflow${built ? '' : ' (not built: run npm ru
           INFX_RUNS: 'infx-runs',
           GITHUB_OUTPUT: out,
           GITHUB_STEP_SUMMARY: join(cwd, 'summary.md'),
+          ...Object.fromEntries(Object.entries(s.env ?? {}).map(([k, v]) => [k, resolve(v)])),
           ...env,
         },
       });
@@ -210,29 +270,40 @@ describe.skipIf(!built)(`infx ci workflow${built ? '' : ' (not built: run npm ru
       );
       return { ...r, outputs };
     };
-    const runId = 'gh-42-1';
+    const setOutputs = (prefix: string, outputs: Record<string, string>) => {
+      for (const [k, v] of Object.entries(outputs)) context[`${prefix}.${k}`] = v;
+    };
 
-    // setup: the changelog matrix step's file, then the plan step as written.
-    const setup = join(root, 'setup');
-    mkdirSync(setup);
-    writeMatrix(setup, [smallRow({ conc: 1 }), smallRow({ conc: 2 })], 'infx-matrix.json');
-    const plan = bash(setup, script('setup', 'Plan the run'), {
-      INFX_RUN_ID: runId,
-      CANARY: 'false',
-      FAIL_FAST: 'false',
-      AGENTX_FAST: 'false',
-    });
+    // gate: the labels, then the changelog gate with the label flags.
+    const labels = bash(repo, 'gate', 'Labels');
+    expect(labels.status, labels.stderr).toBe(0);
+    expect(labels.outputs).toMatchObject({ sweep: 'true', 'trim-conc': 'true', canary: 'false' });
+    setOutputs('steps.labels.outputs', labels.outputs);
+    setOutputs('needs.gate.outputs', labels.outputs);
+    const gate = bash(repo, 'gate', 'Changelog gate');
+    expect(gate.status, gate.stderr).toBe(0);
+
+    // setup: the changelog matrix (sweep-enabled trims to the lowest concurrency of each recipe), the plan.
+    const matrix = bash(repo, 'setup', 'Changelog matrix');
+    expect(matrix.status, matrix.stderr).toBe(0);
+    const plan = bash(repo, 'setup', 'Plan the run', { INFX_RUN_ID: runId });
     expect(plan.status, plan.stderr).toBe(0);
     expect(plan.outputs).toMatchObject({ 'run-id': runId, jobs: '2', canary: '', count: '2' });
-    const include = JSON.parse(plan.outputs.matrix ?? '[]') as { point: string; index: number }[];
-    const planDir = join(setup, 'infx-runs', runId);
+    const include = JSON.parse(plan.outputs.matrix ?? '[]') as {
+      point: string;
+      index: number;
+      runner: string;
+    }[];
+    expect(include.map((e) => e.runner)).toEqual(['h100', 'h100']);
+    expect(include.map((e) => e.point).join(' ')).toMatch(/tp1.*conc1.* .*tp2.*conc2/);
+    const planDir = join(repo, 'infx-runs', runId);
 
     // One job per point, each in a workspace of its own with the plan artifact downloaded.
     const artifacts = join(root, 'artifacts');
     for (const entry of include) {
       const job = join(root, `job-${entry.index}`);
       cpSync(planDir, join(job, 'infx-runs', runId), { recursive: true });
-      const r = bash(job, script('points', 'Run the point'), {
+      const r = bash(job, 'points', 'Run the point', {
         INFX_RUN_ID: runId,
         INFX_POINT: entry.point,
         INFX_POINT_INDEX: String(entry.index),
@@ -254,16 +325,36 @@ describe.skipIf(!built)(`infx ci workflow${built ? '' : ' (not built: run npm ru
     for (const a of readdirSync(artifacts))
       cpSync(join(artifacts, a), join(collect, 'infx-runs', runId, 'points'), { recursive: true });
     const db = join(root, 'results.db');
-    const env = { INFX_RUN_ID: runId, EVENT: 'pull_request', ACTOR: 'octocat' };
-    const noDb = bash(collect, script('collect', 'Ingest and verify'), { ...env, INFX_DB: '' });
+    context['secrets.INFX_DB'] = '';
+    const noDb = bash(collect, 'collect', 'Ingest and verify', { INFX_RUN_ID: runId });
     expect(noDb.status).toBe(1);
     expect(noDb.stdout).toContain('::error::the repository secret INFX_DB is empty');
-    const ingest = bash(collect, script('collect', 'Ingest and verify'), { ...env, INFX_DB: db });
+    context['secrets.INFX_DB'] = db;
+    const ingest = bash(collect, 'collect', 'Ingest and verify', { INFX_RUN_ID: runId });
     expect(ingest.status, `${ingest.stdout}\n${ingest.stderr}`).toBe(0);
     expect(readFileSync(join(collect, 'summary.md'), 'utf8')).toContain(runId);
     const audit = await infx(['audit', runId, '--db', db]);
     expect(audit.code, audit.stderr).toBe(0);
     expect(audit.stdout).toMatch(/unofficial/);
     expect(audit.stdout).toContain('octocat');
+
+    // A second label on the same PR: the gate fails with the reference's message, and nothing is planned.
+    context["toJSON(github.event.pull_request.labels.*.name || fromJSON('[]'))"] =
+      '["sweep-enabled","full-sweep-enabled"]';
+    const conflict = bash(repo, 'gate', 'Labels');
+    expect(conflict.status).toBe(1);
+    expect(conflict.stderr).toContain('PR has multiple conflicting sweep labels. Pick exactly one.');
+    expect(conflict.outputs.sweep).toBe('false');
+
+    // A head commit that says [skip-sweep] stops the PR sweep at the gate.
+    git('commit', '-q', '--allow-empty', '-m', 'Typo fix [skip-sweep]');
+    context['github.event.pull_request.head.sha || github.sha'] = git('rev-parse', 'HEAD');
+    context["toJSON(github.event.pull_request.labels.*.name || fromJSON('[]'))"] = '["sweep-enabled"]';
+    const skipped = bash(repo, 'gate', 'Labels');
+    expect(skipped.status, skipped.stderr).toBe(0);
+    expect(skipped.outputs).toMatchObject({
+      sweep: 'false',
+      reason: expect.stringContaining('[skip-sweep]'),
+    });
   }, 120_000);
 });
