@@ -4,6 +4,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, wr
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
+import { CiLabelOutputSchema, CiMatrixOutputSchema } from '../src/schema/ci-workflow.ts';
 import { REPO_ROOT, tmpDir } from './helpers.ts';
 import { BIN, FAST, infx, smallRow, writeMatrix } from './sweep-helpers.ts';
 
@@ -139,6 +140,21 @@ describe.skipIf(!built)(`infx ci workflow${built ? '' : ' (not built: run npm ru
     expect(out(skip).reason).toContain('[skip-sweep]');
     const push = cli(dir, 'ci', 'labels', '--event', 'push', '--skip-sweep');
     expect(out(push)).toMatchObject({ sweep: 'true', 'trim-conc': 'false', canary: 'false' });
+    const json = cli(
+      dir,
+      'ci',
+      'labels',
+      '--labels-json',
+      '["full-sweep-enabled","agentx-fast"]',
+      '--format',
+      'json',
+    );
+    expect(CiLabelOutputSchema.parse(JSON.parse(json.stdout))).toMatchObject({
+      sweep: true,
+      agentxFast: true,
+      canary: true,
+      failFast: false,
+    });
     const bad = cli(dir, 'ci', 'labels', '--labels-json', 'sweep-enabled');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--labels-json: not JSON');
@@ -169,11 +185,11 @@ describe.skipIf(!built)(`infx ci workflow${built ? '' : ' (not built: run npm ru
     expect(plan.stderr).toContain('3 points planned');
     const m = cli(dir, 'ci', 'matrix', 'runs/gh-1-1', '--format', 'json');
     expect(m.status).toBe(0);
-    const parsed = JSON.parse(m.stdout);
+    const parsed = CiMatrixOutputSchema.parse(JSON.parse(m.stdout));
     expect(parsed.count).toBe(3);
     expect(parsed.canary).toMatchObject({ index: 1, runner: 'h100' });
-    expect(parsed.canary.point).toMatch(/conc1/);
-    expect(parsed.include.map((e: { index: number }) => e.index)).toEqual([2, 3]);
+    expect(parsed.canary?.point).toMatch(/conc1/);
+    expect(parsed.include.map((e) => e.index)).toEqual([2, 3]);
     // Planned, not run: every point has its spec and no attempt.
     for (const e of parsed.include)
       expect(readdirSync(join(dir, 'runs/gh-1-1/points', e.point))).toEqual(['spec.json']);
