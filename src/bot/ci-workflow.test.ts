@@ -148,7 +148,11 @@ describe('infx ci workflow: the generated files', () => {
     const run = (job: string) => d.jobs[job]?.steps.map((s) => String(s.run ?? '')).join('\n') ?? '';
     expect(run('gate')).toContain('infx ci labels --event "$event" --labels-json "$LABELS"');
     expect(run('gate')).toMatch(/infx changelog validate "\$\{args\[@\]\}"/);
-    expect(run('gate')).toContain('args+=(--pr "$PR_NUMBER")');
+    expect(run('gate')).toContain('--head-ref "$HEAD_SHA" --pr "$PR_NUMBER"');
+    // The changelog gate is a PR's (the reference's check-changelog); a push sweeps what was merged.
+    expect(d.jobs.gate?.steps.find((s) => s.name === 'Changelog gate')?.if).toBe(
+      "github.event_name == 'pull_request'",
+    );
     expect(run('setup')).toContain('infx changelog matrix "${args[@]}" > infx-matrix.json');
     for (const flag of [
       '--trim-conc',

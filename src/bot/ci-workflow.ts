@@ -107,8 +107,9 @@ function gateJob(o: CiWorkflowOptions): Job {
       },
       {
         name: 'Changelog gate',
+        // As the reference's check-changelog: a PR's gate; a push to main sweeps what was merged.
+        if: "github.event_name == 'pull_request'",
         env: {
-          EVENT: E('github.event_name'),
           BASE_SHA,
           HEAD_SHA,
           PR_NUMBER: E('github.event.pull_request.number'),
@@ -116,8 +117,7 @@ function gateJob(o: CiWorkflowOptions): Job {
           EVALS_ONLY: E('steps.labels.outputs.evals-only'),
         },
         run: script(
-          `args=(--base-ref "$BASE_SHA" --head-ref "$HEAD_SHA" ${changelogFiles(o)})`,
-          'if [ "$EVENT" = pull_request ]; then args+=(--pr "$PR_NUMBER"); fi',
+          `args=(--base-ref "$BASE_SHA" --head-ref "$HEAD_SHA" --pr "$PR_NUMBER" ${changelogFiles(o)})`,
           flagIf('ALL_EVALS', '--all-evals'),
           flagIf('EVALS_ONLY', '--evals-only'),
           'infx changelog validate "${args[@]}"',
