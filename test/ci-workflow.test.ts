@@ -88,6 +88,11 @@ describe.skipIf(!built)(`infx ci workflow${built ? '' : ' (not built: run npm ru
     expect(header).toBe(flags.join(' '));
     const b = tmpDir('infx-ci-');
     expect(cli(b, 'ci', 'workflow', ...header.split(' ')).status).toBe(0);
+    const hosted = cli(b, 'ci', 'workflow', '--out', 'hosted', '--control-runner', 'ubuntu-latest');
+    expect(hosted.status).toBe(0);
+    expect(hosted.stderr).toContain('warning: the gate, setup and collect jobs run on ubuntu-latest');
+    const sim = cli(b, 'ci', 'workflow', '--out', 'sim', '--sweep-args', '--engine sim');
+    expect(sim.stderr).toContain('warning: the points run on the simulated engine');
     expect(readFileSync(join(b, 'wf/infx-sweep.yml'), 'utf8')).toBe(text);
   });
 

@@ -373,6 +373,20 @@ export function regenerateCommand(o: CiWorkflowOptions, out: string): string {
   return shWords(words);
 }
 
+/** What the options leave for the user to do (printed, not refused). */
+export function ciWorkflowWarnings(o: CiWorkflowOptions): string[] {
+  const out: string[] = [];
+  if (o.install === null && !o.controlRunner.includes('self-hosted'))
+    out.push(
+      `the gate, setup and collect jobs run on ${o.controlRunner.join(', ')}, which has no infx installed: give --install (e.g. --install "npm install --global infx")`,
+    );
+  if (!o.sweepArgs.includes('--engine') || o.sweepArgs[o.sweepArgs.indexOf('--engine') + 1] === 'sim')
+    out.push(
+      'the points run on the simulated engine (infx sweep defaults to --engine sim): give --sweep-args "--engine recipe ..." to run real engines',
+    );
+  return out;
+}
+
 /** The files `infx ci workflow` writes, by name, for these options (the same options: the same bytes). */
 export function ciWorkflowFiles(options: CiWorkflowOptions, version: string, out: string): CiWorkflowFile[] {
   const parsed = CiWorkflowOptionsSchema.safeParse(options);

@@ -27,12 +27,15 @@ interface WorkflowFlags {
 }
 
 async function workflow(f: WorkflowFlags, io: CliIO): Promise<number> {
-  const [{ ciWorkflowFiles, CI_WORKFLOW_DEFAULTS }, { writeCiWorkflows }, { CiWorkflowOptionsSchema }] =
-    await Promise.all([
-      import('../bot/ci-workflow.ts'),
-      import('../bot/ci-write.ts'),
-      import('../schema/ci-workflow.ts'),
-    ]);
+  const [
+    { ciWorkflowFiles, ciWorkflowWarnings, CI_WORKFLOW_DEFAULTS },
+    { writeCiWorkflows },
+    { CiWorkflowOptionsSchema },
+  ] = await Promise.all([
+    import('../bot/ci-workflow.ts'),
+    import('../bot/ci-write.ts'),
+    import('../schema/ci-workflow.ts'),
+  ]);
   const d = CI_WORKFLOW_DEFAULTS;
   const options: CiWorkflowOptions = {
     branch: f.branch,
@@ -63,6 +66,7 @@ async function workflow(f: WorkflowFlags, io: CliIO): Promise<number> {
   for (const p of r.written) io.stdout(`wrote ${p}\n`);
   for (const p of r.replaced) io.stdout(`overwrote ${p} (--force)\n`);
   for (const p of r.unchanged) io.stdout(`${p} is up to date\n`);
+  for (const w of ciWorkflowWarnings(parsed.data)) io.stderr(`warning: ${w}\n`);
   if (r.written.length + r.replaced.length > 0)
     io.stderr(
       `the point jobs run on self-hosted runners labelled ${['self-hosted', ...parsed.data.runnerLabels, ...(parsed.data.rowRunnerLabel ? ['<row runner>'] : [])].join(', ')}; ` +
