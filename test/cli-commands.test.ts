@@ -53,6 +53,7 @@ describe('the commands registered', () => {
       'demo',
       'trace',
       'eval',
+      'ci',
       'help',
     ]);
   });

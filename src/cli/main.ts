@@ -56,6 +56,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ],
   ['trace', async () => (await import('./trace.ts')).registerTrace],
   ['eval', async () => (await import('./eval.ts')).registerEval],
+  ['ci', async () => (await import('./ci.ts')).registerCi],
 ];
 
 /**

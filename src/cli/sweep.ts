@@ -13,7 +13,7 @@ import {
 } from '../sweep/create-run.ts';
 import { plannedLaunches } from '../sweep/execute.ts';
 import { formatPlan } from '../sweep/format.ts';
-import { manifestPath } from '../sweep/run-dir.ts';
+import { manifestPath, writePointSpecs } from '../sweep/run-dir.ts';
 import { collectInts, nonNegativeInt, positiveInt } from './common.ts';
 import { reportError, UsageError } from './errors.ts';
 import type { CliIO } from './io.ts';
@@ -53,6 +53,7 @@ interface SweepFlags extends PointFlags, FullSweepFlags {
   parallel: number;
   resume?: string;
   dryRun?: boolean;
+  planOnly?: boolean;
   slurmGpuRequest: 'gres' | 'gpus-per-node' | 'none';
   slurmGpusPerNode: number;
   slurmArg?: string[];
@@ -171,6 +172,8 @@ async function sweep(f: SweepFlags, given: readonly string[], io: CliIO, version
     eval: evalDefaults(f),
     version,
   };
+  if (f.dryRun && f.planOnly)
+    throw new UsageError('give --dry-run (print the plan) or --plan-only (write it), not both');
   const planned = await planRun(req);
   if (f.dryRun) {
     io.stdout(formatPlan(planned.manifest, await plannedLaunches(planned.manifest, planned.runDir)));
@@ -186,6 +189,19 @@ async function sweep(f: SweepFlags, given: readonly string[], io: CliIO, version
     throw err;
   }
   const { manifest, runDir } = planned;
+  if (f.planOnly) {
+    try {
+      await writePointSpecs(runDir, manifest);
+    } finally {
+      lock.release();
+    }
+    io.stderr(
+      `run ${manifest.runId}: ${plural(manifest.points.length, 'point')} planned in ${runDir}, none run ` +
+        `(each runs with infx sweep point --point ${runDir}/points/<id>/spec.json)` +
+        `${manifest.skipped.length ? `; ${plural(manifest.skipped.length, 'row')} skipped: see manifest.json` : ''}\n`,
+    );
+    return 0;
+  }
   io.stderr(
     `run ${manifest.runId}: ${plural(manifest.points.length, 'point')} in ${runDir}` +
       `${manifest.skipped.length ? ` (${plural(manifest.skipped.length, 'row')} skipped: see manifest.json)` : ''}\n`,
@@ -238,6 +254,10 @@ export function registerSweep(program: Command, io: CliIO, setExit: (code: numbe
       )
       .option('--resume <run-id>', 'run what is missing from an earlier run in --out')
       .option('--dry-run', 'print the plan (points, GPUs, engine command lines) and run nothing')
+      .option(
+        '--plan-only',
+        "write the run directory (manifest.json, each point's spec.json) and run nothing: a CI job per point then runs infx sweep point",
+      )
       .addOption(
         new Option('--slurm-gpu-request <how>', 'how jobs ask for GPUs')
           .choices(['gres', 'gpus-per-node', 'none'])

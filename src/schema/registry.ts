@@ -5,6 +5,7 @@ import { UserCatalogSchema } from './catalog.ts';
 import { ChangelogEntrySchema, ChangelogMetadataSchema } from './changelog-entry.ts';
 import { CheckReportSchema } from './check-finding.ts';
 import { CiPriorityPolicySchema } from './ci-priority.ts';
+import { CiLabelOutputSchema, CiMatrixOutputSchema } from './ci-workflow.ts';
 import { CompareReportSchema } from './compare-report.ts';
 import { DiagnosticSchema } from './diagnostic.ts';
 import { EngineLaunchSchema } from './engine-launch.ts';
@@ -77,6 +78,16 @@ export const SCHEMAS = {
   'matrix-row': { schema: MatrixRowSchema, io: 'output', about: 'one row printed by infx matrix' },
   matrix: { schema: MatrixSchema, io: 'output', about: 'the JSON array printed by infx matrix' },
   'sweep-plan': { schema: SweepPlanSchema, io: 'output', about: 'infx matrix plan --format json' },
+  'ci-matrix': {
+    schema: CiMatrixOutputSchema,
+    io: 'output',
+    about: "infx ci matrix --format json: a planned run's point jobs for GitHub Actions (canary apart)",
+  },
+  'ci-labels': {
+    schema: CiLabelOutputSchema,
+    io: 'output',
+    about: "infx ci labels --format json: the sweep gate's decision from the event and the PR's labels",
+  },
   'request-record': {
     schema: RequestRecordSchema,
     io: 'output',

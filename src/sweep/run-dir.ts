@@ -17,6 +17,7 @@ import {
   RunManifestSchema,
 } from '../schema/run-dir.ts';
 import * as paths from '../schema/run-dir-paths.ts';
+import { assertRealInside } from '../schema/safe-path.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 
 /**
@@ -81,6 +82,18 @@ async function readJson<T>(path: string, schema: z.ZodType<T>, what: string): Pr
 export async function writeManifest(runDir: string, manifest: RunManifest): Promise<void> {
   await mkdir(paths.pointsDir(runDir), { recursive: true });
   await writeJson(manifestPath(runDir), manifest);
+}
+
+/**
+ * Every point's `points/<id>/spec.json`, as a sweep writes them before it starts the points: what
+ * `infx sweep point --point` runs in a job of its own (a GitHub Actions matrix job, for one).
+ */
+export async function writePointSpecs(runDir: string, manifest: RunManifest): Promise<void> {
+  for (const spec of manifest.points) {
+    const file = pointSpecPath(runDir, spec.pointId);
+    assertRealInside(runDir, file);
+    await writeJson(file, spec);
+  }
 }
 
 export async function readManifest(runDir: string): Promise<RunManifest> {
