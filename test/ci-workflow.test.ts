@@ -36,7 +36,7 @@ const MASTER = `llama8b-bf16-h100-vllm:
           - { tp: 2, conc-start: 2, conc-end: 4 }
 `;
 const changelogEntry = (what: string, pr: number) =>
-  `- config-keys:\n    - llama8b-bf16-h100-vllm\n  description:\n    - "${what}"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/${pr}\n`;
+  `- config-keys:\n    - llama8b-bf16-h100-vllm\n  description:\n    - "${what}"\n  pr-link: https://github.com/acme/bench/pull/${pr}\n`;
 
 type Step = { name?: string; run?: string; env?: Record<string, string> };
 type Doc = { jobs: Record<string, { steps: Step[] }> };
@@ -278,6 +278,8 @@ describe.skipIf(!built)(`infx ci workflow${built ? '' : ' (not built: run npm ru
           PATH: `${shim}:${process.env.PATH}`,
           INFX_RUNS: 'infx-runs',
           GITHUB_OUTPUT: out,
+          // A project of its own: its PR links name its repository, not the reference's.
+          GITHUB_REPOSITORY: 'acme/bench',
           GITHUB_STEP_SUMMARY: join(cwd, 'summary.md'),
           ...Object.fromEntries(Object.entries(s.env ?? {}).map(([k, v]) => [k, resolve(v)])),
           ...env,

@@ -25,7 +25,16 @@ async function gate(cfg: BotConfig, pr: PrRef, t: CheckTarget): Promise<GateResu
     ...['--base-ref', t.baseSha, '--head-ref', t.headSha, '--changelog-file', cfg.changelogFile],
     ...['--runner-config', cfg.runnerConfig, '--config-files', ...cfg.configFiles],
   ];
-  const args = (cmd: string[]) => [...cmd, ...refs, '--pr', String(pr.number), '--format', 'json'];
+  const args = (cmd: string[]) => [
+    ...cmd,
+    ...refs,
+    '--pr',
+    String(pr.number),
+    '--repo',
+    `${pr.owner}/${pr.repo}`,
+    '--format',
+    'json',
+  ];
   const [validate, review] = await withCheckout(dir, cfg.remote, pr.number, t, async () => [
     await runInfx(cfg.infx, args(['changelog', 'validate']), dir),
     await runInfx(cfg.infx, args(['review']), dir),

@@ -29,7 +29,7 @@ export function reviewWorkflow(o: CiWorkflowOptions): Record<string, unknown> {
           'report="$RUNNER_TEMP/infx-review.md"',
           'printf \'%s\\n\' "$PR_BODY" > "$body"',
           'code=0',
-          'infx review --base-ref "$BASE_SHA" --head-ref "$HEAD_SHA" --pr "$PR_NUMBER" --pr-body "$body" ' +
+          'infx review --base-ref "$BASE_SHA" --head-ref "$HEAD_SHA" --pr "$PR_NUMBER" --repo "$GITHUB_REPOSITORY" --pr-body "$body" ' +
             `${shWords(['--changelog-file', o.changelogFile, '--config-files', ...o.configFiles, '--runner-config', o.runnerConfig])} > "$report" || code=$?`,
           'cat "$report"',
           'cat "$report" >> "$GITHUB_STEP_SUMMARY"',

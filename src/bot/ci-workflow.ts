@@ -117,7 +117,8 @@ function gateJob(o: CiWorkflowOptions): Job {
           EVALS_ONLY: E('steps.labels.outputs.evals-only'),
         },
         run: script(
-          `args=(--base-ref "$BASE_SHA" --head-ref "$HEAD_SHA" --pr "$PR_NUMBER" ${changelogFiles(o)})`,
+          // The project's own PR links: $GITHUB_REPOSITORY, which Actions sets on every runner.
+          `args=(--base-ref "$BASE_SHA" --head-ref "$HEAD_SHA" --pr "$PR_NUMBER" --repo "$GITHUB_REPOSITORY" ${changelogFiles(o)})`,
           flagIf('ALL_EVALS', '--all-evals'),
           flagIf('EVALS_ONLY', '--evals-only'),
           'infx changelog validate "${args[@]}"',

@@ -1,5 +1,5 @@
 import { validateRawChange } from './byte-rule.ts';
-import { compareEntries, type PrContext } from './compare.ts';
+import { compareEntries, DEFAULT_REPO, type PrContext } from './compare.ts';
 import { ChangelogError } from './errors.ts';
 import { parseChangelog } from './parse-file.ts';
 
@@ -13,7 +13,13 @@ export type ByteGateResult =
   | { ok: true; appended: number; corrections: number }
   | { ok: false; message: string; line: number | null; hint: string | null };
 
-export function checkByteGate(base: Buffer, head: Buffer, pr: PrContext, file: string): ByteGateResult {
+export function checkByteGate(
+  base: Buffer,
+  head: Buffer,
+  pr: PrContext,
+  file: string,
+  repo = DEFAULT_REPO,
+): ByteGateResult {
   try {
     const baseEntries = parseChangelog(base, `${file} at the base`);
     const headEntries = parseChangelog(head, file);
@@ -21,7 +27,7 @@ export function checkByteGate(base: Buffer, head: Buffer, pr: PrContext, file: s
     // history is then named as such, not as the entry it happens to change.
     const added = headEntries.length - baseEntries.length;
     if (added > 0) validateRawChange(base, head, added, 0);
-    const { appended, corrections } = compareEntries(baseEntries, headEntries, pr);
+    const { appended, corrections } = compareEntries(baseEntries, headEntries, pr, repo);
     validateRawChange(base, head, appended.length, corrections);
     return { ok: true, appended: appended.length, corrections };
   } catch (err) {

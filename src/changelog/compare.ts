@@ -7,11 +7,17 @@ import { ChangelogError } from './errors.ts';
  * its context (a PR's, or main's).
  */
 
-export const CANONICAL_LINK = /^https:\/\/github\.com\/SemiAnalysisAI\/InferenceX\/pull\/\d+$/;
-export const PLACEHOLDER_LINKS: ReadonlySet<string> = new Set([
-  'XXX',
-  'https://github.com/SemiAnalysisAI/InferenceX/pull/XXX',
-]);
+/** The repository whose pull requests the links name, unless a project says its own (`--repo`). */
+export const DEFAULT_REPO = 'SemiAnalysisAI/InferenceX';
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** `https://github.com/<repo>/pull/<n>`, exactly (as the reference's gate compares it). */
+export const canonicalLink = (repo = DEFAULT_REPO) =>
+  new RegExp(`^https://github\\.com/${escapeRegex(repo)}/pull/\\d+$`);
+export const CANONICAL_LINK = canonicalLink();
+export function isPlaceholderLink(link: string, repo = DEFAULT_REPO): boolean {
+  return link === 'XXX' || link === `https://github.com/${repo}/pull/XXX`;
+}
 
 type Entry = Record<string, unknown>;
 
@@ -30,17 +36,18 @@ const withoutLink = (e: Entry): Entry => {
  * §1.3: the link a new entry may carry in PR `pr`'s context (null: main's; 'any': a PR whose number is not
  * known, as a review without --pr: a placeholder or a canonical link).
  */
-export function checkNewLink(link: string, pr: PrContext): void {
+export function checkNewLink(link: string, pr: PrContext, repo = DEFAULT_REPO): void {
+  const canonical = canonicalLink(repo);
   if (pr === 'any') {
-    if (!PLACEHOLDER_LINKS.has(link) && !CANONICAL_LINK.test(link))
+    if (!isPlaceholderLink(link, repo) && !canonical.test(link))
       throw new ChangelogError(
         `new PR entry must use a canonical PR link or an XXX placeholder; found '${link}'`,
       );
   } else if (pr !== null) {
-    const expected = `https://github.com/SemiAnalysisAI/InferenceX/pull/${pr}`;
-    if (link !== expected && !PLACEHOLDER_LINKS.has(link))
+    const expected = `https://github.com/${repo}/pull/${pr}`;
+    if (link !== expected && !isPlaceholderLink(link, repo))
       throw new ChangelogError(`new PR entry must use '${expected}' or an XXX placeholder; found '${link}'`);
-  } else if (!CANONICAL_LINK.test(link)) {
+  } else if (!canonical.test(link)) {
     throw new ChangelogError(`new main-branch entry has invalid pr-link: '${link}'`);
   }
 }
@@ -50,7 +57,12 @@ export interface Comparison {
   corrections: number;
 }
 
-export function compareEntries(base: readonly Entry[], head: readonly Entry[], pr: PrContext): Comparison {
+export function compareEntries(
+  base: readonly Entry[],
+  head: readonly Entry[],
+  pr: PrContext,
+  repo = DEFAULT_REPO,
+): Comparison {
   if (head.length < base.length) throw new ChangelogError('perf-changelog.yaml entries were deleted');
   let corrections = 0;
   base.forEach((b, k) => {
@@ -63,13 +75,13 @@ export function compareEntries(base: readonly Entry[], head: readonly Entry[], p
       );
     if (linkText(b) === linkText(h))
       throw new ChangelogError(`entry ${i} was reformatted without a semantic change`);
-    if (!CANONICAL_LINK.test(linkText(h)))
+    if (!canonicalLink(repo).test(linkText(h)))
       throw new ChangelogError(`entry ${i} pr-link correction is not canonical: '${linkText(h)}'`);
     corrections++;
   });
   const appended = head.slice(base.length);
   if (corrections > 0 && appended.length > 0)
     throw new ChangelogError('do not mix historical pr-link corrections with new changelog entries');
-  for (const e of appended) checkNewLink(linkText(e), pr);
+  for (const e of appended) checkNewLink(linkText(e), pr, repo);
   return { appended, corrections };
 }

@@ -1,6 +1,6 @@
 import { canonicalJson } from '../matrix/json.ts';
 import { validateRawChange } from './byte-rule.ts';
-import { compareEntries, PLACEHOLDER_LINKS } from './compare.ts';
+import { compareEntries, DEFAULT_REPO, isPlaceholderLink } from './compare.ts';
 import { ChangelogError } from './errors.ts';
 import { parseChangelog } from './parse-file.ts';
 import { entrySpans, withLink } from './spans.ts';
@@ -12,7 +12,7 @@ import { entrySpans, withLink } from './spans.ts';
  * byte contract before it is returned.
  */
 
-export const DEFAULT_REPO = 'SemiAnalysisAI/InferenceX';
+export { DEFAULT_REPO };
 
 type Entry = Record<string, unknown>;
 
@@ -26,10 +26,10 @@ function signature(e: Entry): string {
 }
 
 /** Parses, compares and checks the raw change of `head` against `base` (§1.4–§1.6), PR context. */
-function checked(base: Buffer, head: Buffer, pr: number | null, file: string) {
+function checked(base: Buffer, head: Buffer, pr: number | null, file: string, repo: string) {
   const baseEntries = parseChangelog(base, `base ${file}`) as Entry[];
   const headEntries = parseChangelog(head, file) as Entry[];
-  const { appended, corrections } = compareEntries(baseEntries, headEntries, pr);
+  const { appended, corrections } = compareEntries(baseEntries, headEntries, pr, repo);
   validateRawChange(base, head, appended.length, corrections);
   return { baseEntries, headEntries, appended: appended as Entry[], corrections };
 }
@@ -42,7 +42,7 @@ export function canonicalize(
   file: string,
   repo = DEFAULT_REPO,
 ): Buffer {
-  const { baseEntries, headEntries, appended } = checked(base, head, pr, file);
+  const { baseEntries, headEntries, appended } = checked(base, head, pr, file, repo);
   if (appended.length === 0) return head;
   const text = head.toString('utf8');
   const spans = entrySpans(text, headEntries.length);
@@ -53,11 +53,11 @@ export function canonicalize(
     const block = text.slice(span.start, span.end);
     const link = linkOf(headEntries[i]);
     if (link === url) out += block;
-    else if (PLACEHOLDER_LINKS.has(link)) out += withLink(block, url);
+    else if (isPlaceholderLink(link, repo)) out += withLink(block, url);
     else throw new ChangelogError(`appended entry ${i + 1} has unexpected pr-link '${link}'`);
   }
   const result = Buffer.from(out, 'utf8');
-  checked(base, result, pr, file);
+  checked(base, result, pr, file, repo);
   return result;
 }
 
@@ -84,7 +84,12 @@ export function resolveConflict(
   file: string,
   repo = DEFAULT_REPO,
 ): Buffer {
-  const { baseEntries, headEntries: prEntries, appended, corrections } = checked(base, prSide, pr, file);
+  const {
+    baseEntries,
+    headEntries: prEntries,
+    appended,
+    corrections,
+  } = checked(base, prSide, pr, file, repo);
   const mainEntries = parseChangelog(main, `main ${file}`) as Entry[];
   const mainText = main.toString('utf8');
   let result: string;
@@ -127,6 +132,6 @@ export function resolveConflict(
     result += mainText.slice(at);
   } else throw new ChangelogError('the PR has no appended entry or pr-link correction to preserve');
   const out = Buffer.from(result, 'utf8');
-  checked(main, out, pr, file);
+  checked(main, out, pr, file, repo);
   return out;
 }

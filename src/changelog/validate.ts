@@ -14,6 +14,8 @@ import { fileAtRevision, resolveRevision } from './git.ts';
 export interface ValidateRequest extends ChangelogMatrixRequest {
   /** The PR number: new entries may link to it (null: main's context, links must be canonical). */
   pr: number | null;
+  /** The repository the links name (default SemiAnalysisAI/InferenceX). */
+  repo?: string | undefined;
 }
 
 export interface ValidateReport {
@@ -44,7 +46,7 @@ export async function validateChangelog(req: ValidateRequest): Promise<ValidateR
     }
   }
   const baseBytes = fileAtRevision(req.cwd, base, `./${file}`) ?? Buffer.alloc(0);
-  const bytes = checkByteGate(baseBytes, headBytes, pr, file);
+  const bytes = checkByteGate(baseBytes, headBytes, pr, file, req.repo);
   if (bytes.ok)
     lines.push(
       `Byte gate: history unchanged, ${plural(bytes.appended, 'entry', 'entries')} appended` +

@@ -16,6 +16,18 @@ export function prNumber(v: string): number {
   return Number(v);
 }
 
+/** The reference's repository (as src/changelog/compare.ts DEFAULT_REPO; the CLI loads that lazily). */
+export const DEFAULT_REPO_NAME = 'SemiAnalysisAI/InferenceX';
+
+/** `--repo owner/name`. */
+export function repoName(v: string): string {
+  if (!/^[\w.-]+\/[\w.-]+$/.test(v))
+    throw new InvalidArgumentError(
+      `--repo '${v}' is not owner/name: give e.g. --repo SemiAnalysisAI/InferenceX`,
+    );
+  return v;
+}
+
 export function changeOptions(cmd: Command): Command {
   return cmd
     .requiredOption('--base-ref <rev>', 'the base revision (e.g. origin/main)')

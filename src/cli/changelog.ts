@@ -1,5 +1,5 @@
-import { type Command as Cmd, InvalidArgumentError, Option } from 'commander';
-import { type ChangeFlags, changeOptions, prNumber } from './change-flags.ts';
+import { type Command as Cmd, Option } from 'commander';
+import { type ChangeFlags, changeOptions, DEFAULT_REPO_NAME, prNumber, repoName } from './change-flags.ts';
 import { numberIn, reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 
@@ -11,6 +11,7 @@ interface MatrixFlags extends ChangeFlags {
 
 interface ValidateFlags extends MatrixFlags {
   pr?: number;
+  repo: string;
   format: 'text' | 'json';
 }
 
@@ -40,6 +41,7 @@ export function registerChangelog(program: Cmd, io: CliIO, setExit: (code: numbe
   refs(changelog.command('validate'))
     .description("the changelog gate: the reference's CI checks, then the byte-level append contract")
     .option('--pr <number>', 'the PR number (new entries may then link to it or use XXX)', prNumber)
+    .option('--repo <owner/name>', 'the repository the pr-links name', repoName, DEFAULT_REPO_NAME)
     .addOption(
       new Option('--format <format>', 'text, or json: {"lines": [what passed], "errors": [each failure]}')
         .choices(['text', 'json'])
@@ -64,7 +66,7 @@ export function registerChangelog(program: Cmd, io: CliIO, setExit: (code: numbe
     cmd
       .requiredOption('--pr <number>', 'the PR being merged', prNumber)
       .option('--changelog-file <path>', 'the changelog', 'perf-changelog.yaml')
-      .option('--repo <owner/name>', 'the repository of the canonical PR links', 'SemiAnalysisAI/InferenceX');
+      .option('--repo <owner/name>', 'the repository of the canonical PR links', repoName, DEFAULT_REPO_NAME);
   const run = (fn: () => Promise<{ message: string }>) => async () => {
     try {
       io.stdout(`${(await fn()).message}\n`);
@@ -106,14 +108,6 @@ interface MergeWithReuseFlags {
   pollInterval: number;
   apiUrl?: string;
   dryRun?: boolean;
-}
-
-function repoName(v: string): string {
-  if (!/^[\w.-]+\/[\w.-]+$/.test(v))
-    throw new InvalidArgumentError(
-      `--repo '${v}' is not owner/name: give e.g. --repo SemiAnalysisAI/InferenceX`,
-    );
-  return v;
 }
 
 /** `infx changelog merge-with-reuse --pr N`: merge_with_reuse.sh as one command (changelog-pr-spec §4.4). */

@@ -1,10 +1,11 @@
 import { type Command, Option } from 'commander';
-import { type ChangeFlags, changeOptions, prNumber } from './change-flags.ts';
+import { type ChangeFlags, changeOptions, DEFAULT_REPO_NAME, prNumber, repoName } from './change-flags.ts';
 import { reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 
 interface ReviewFlags extends ChangeFlags {
   prBody?: string;
+  repo: string;
   pr?: number;
   format: 'markdown' | 'json';
 }
@@ -20,6 +21,12 @@ export function registerReview(program: Command, io: CliIO, setExit: (code: numb
   )
     .option('--pr-body <file>', 'the PR description (Markdown): its required sections are checked too')
     .option('--pr <number>', 'the PR number (new changelog entries may link to it)', prNumber)
+    .option(
+      '--repo <owner/name>',
+      "the repository the changelog's pr-links name",
+      repoName,
+      DEFAULT_REPO_NAME,
+    )
     .addOption(
       new Option('--format <format>', 'output format').choices(['markdown', 'json']).default('markdown'),
     )

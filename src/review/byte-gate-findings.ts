@@ -9,6 +9,7 @@ export function byteGateFindings(req: {
   headRef: string;
   changelogFile: string;
   pr?: number | null | undefined;
+  repo?: string | undefined;
 }): ReviewFinding[] {
   const file = `./${req.changelogFile}`;
   const base = fileAtRevision(req.cwd, resolveRevision(req.cwd, req.baseRef, '--base-ref'), file);
@@ -16,7 +17,7 @@ export function byteGateFindings(req: {
   if (head === null) return [];
   // A review is of a PR: without its number, any canonical link or a placeholder will do.
   const pr = req.pr ?? 'any';
-  const r = checkByteGate(base ?? Buffer.alloc(0), head, pr, req.changelogFile);
+  const r = checkByteGate(base ?? Buffer.alloc(0), head, pr, req.changelogFile, req.repo);
   if (r.ok) return [];
   return [
     {

@@ -34,6 +34,8 @@ import { nonUpstreamImage, type RecipeFile, recipeFindings } from './recipe-rule
 export interface ReviewRequest extends Omit<ChangelogMatrixRequest, 'trimConc' | 'allEvals' | 'evalsOnly'> {
   prBody?: string | null | undefined;
   pr?: number | null | undefined;
+  /** The repository the changelog's links name (default SemiAnalysisAI/InferenceX). */
+  repo?: string | undefined;
   /** Archived master configs (default configs/deprecated). */
   deprecatedDir?: string | undefined;
 }
