@@ -246,8 +246,9 @@ const KIMI_K2: ModelSpec = {
     hf(
       'moonshotai/Kimi-K2-Instruct',
       'DeepseekV3 architecture: 61 layers (first_k_dense_replace 1), hidden 7168, 64 heads, 384 routed experts ' +
-        'top-8 + 1 shared, moe_intermediate_size 2048 (confirmed from the Megatron-Bridge KimiK2Provider); ' +
-        'kv_lora_rank 512 / qk_rope_head_dim 64 are the DeepSeek-V3 values, not read from this file',
+        'top-8 + 1 shared, moe_intermediate_size 2048 (confirmed from the Megatron-Bridge KimiK2Provider), ' +
+        'kv_lora_rank 512, qk_rope_head_dim 64 (confirmed from a port quoting this config), ' +
+        'max_position_embeddings 131072 (SGLang reports max_model_len 131072)',
     ),
     card(
       'moonshotai/Kimi-K2-Instruct-0905',
@@ -378,32 +379,49 @@ const GPT_OSS_20B: ModelSpec = {
 };
 
 /** Qwen3 2507 updates: same shapes, 262,144-token native context. */
-const qwen2507 = (base: ModelSpec, id: string, aliases: string[]): ModelSpec => ({
+const qwen2507 = (base: ModelSpec, id: string, aliases: string[], confirmed: boolean): ModelSpec => ({
   ...base,
   id,
   aliases,
   maxContext: 262144,
   sources: [
-    card(id, 'the 2507 Instruct/Thinking update of the same architecture: 262,144 tokens native context'),
+    card(
+      id,
+      confirmed
+        ? 'the 2507 Instruct/Thinking update of the same architecture: 262,144 tokens native context'
+        : 'the 2507 update of the same architecture; 262,144 tokens native context taken from the ' +
+            'Qwen3-235B-A22B 2507 models, not confirmed for this one',
+    ),
     ...base.sources,
   ],
+  estimated: confirmed ? base.estimated : [...base.estimated, 'maxContext'],
 });
 
 export const CURRENT_MODELS: readonly ModelSpec[] = [
   QWEN3_235B,
-  qwen2507(QWEN3_235B, 'Qwen/Qwen3-235B-A22B-Instruct-2507', [
-    'qwen3-235b-2507',
-    'Qwen/Qwen3-235B-A22B-Instruct-2507-FP8',
-    'Qwen/Qwen3-235B-A22B-Thinking-2507',
-    'Qwen/Qwen3-235B-A22B-Thinking-2507-FP8',
-  ]),
+  qwen2507(
+    QWEN3_235B,
+    'Qwen/Qwen3-235B-A22B-Instruct-2507',
+    [
+      'qwen3-235b-2507',
+      'Qwen/Qwen3-235B-A22B-Instruct-2507-FP8',
+      'Qwen/Qwen3-235B-A22B-Thinking-2507',
+      'Qwen/Qwen3-235B-A22B-Thinking-2507-FP8',
+    ],
+    true,
+  ),
   QWEN3_30B,
-  qwen2507(QWEN3_30B, 'Qwen/Qwen3-30B-A3B-Instruct-2507', [
-    'qwen3-30b-2507',
-    'Qwen/Qwen3-30B-A3B-Instruct-2507-FP8',
-    'Qwen/Qwen3-30B-A3B-Thinking-2507',
-    'Qwen/Qwen3-30B-A3B-Thinking-2507-FP8',
-  ]),
+  qwen2507(
+    QWEN3_30B,
+    'Qwen/Qwen3-30B-A3B-Instruct-2507',
+    [
+      'qwen3-30b-2507',
+      'Qwen/Qwen3-30B-A3B-Instruct-2507-FP8',
+      'Qwen/Qwen3-30B-A3B-Thinking-2507',
+      'Qwen/Qwen3-30B-A3B-Thinking-2507-FP8',
+    ],
+    false,
+  ),
   LLAMA4_SCOUT,
   LLAMA4_MAVERICK,
   DEEPSEEK_V3,
