@@ -115,7 +115,8 @@ const LLAMA4_SCOUT: ModelSpec = {
     card('meta-llama/Llama-4-Scout-17B-16E', '~109B total / 17B active, 10M context'),
     { url: 'https://huggingface.co/blog/llama4-release', note: LLAMA4_ATTENTION_NOTE },
   ],
-  estimated: ['kvLayers'],
+  // 10,485,760 = 10 x 2^20, the "10M" of the model card.
+  estimated: ['kvLayers', 'maxContext'],
 };
 
 const LLAMA4_MAVERICK: ModelSpec = {
@@ -148,6 +149,7 @@ const LLAMA4_MAVERICK: ModelSpec = {
     ),
     { url: 'https://huggingface.co/blog/llama4-release', note: LLAMA4_ATTENTION_NOTE },
   ],
+  estimated: ['kvLayers'],
 };
 
 const DEEPSEEK_V3: ModelSpec = {
