@@ -1,4 +1,5 @@
 import type { ModelSpec } from '../schema/catalog.ts';
+import { CURRENT_MODELS } from './models-current.ts';
 
 /**
  * Model architectures. Each entry is the language backbone (vision towers and MTP/draft heads excluded) of the
@@ -399,4 +400,6 @@ export const MODELS: readonly ModelSpec[] = [
     ],
     estimated: [],
   },
+  // Qwen3 MoE, Llama 4, DeepSeek-V3.x, Kimi K2, GLM-4.5, MiniMax-M2, gpt-oss-20b: see models-current.ts.
+  ...CURRENT_MODELS,
 ];
