@@ -373,6 +373,14 @@ describe('infx bot serve: flags', () => {
       startBot(['--webhook-secret-file', join(f.dir, 'missing'), '--token-file', f.token]),
     ).rejects.toThrow(/--webhook-secret-file .*missing: cannot read it/);
   });
+  it('says so when its port is taken', async () => {
+    const f = botFiles();
+    const port = new URL(bot.url).port;
+    await expect(
+      startBot(['--webhook-secret-file', f.secret, '--token-file', f.token, '--port', port]),
+    ).rejects.toThrow(new RegExp(`port ${port} on 127.0.0.1 is in use: give another --port`));
+  });
+
   it('keeps SECRET out of what it prints', () => {
     expect(bot.stderr()).not.toContain(SECRET);
   });

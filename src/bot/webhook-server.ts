@@ -14,6 +14,7 @@ import type { BotConfig } from './bot-context.ts';
 import { CHECK_NAME, runChangelogCheck } from './changelog-check.ts';
 import { onIssueComment } from './comment-events.ts';
 import { DeliveryLog } from './delivery-log.ts';
+import { BotError } from './errors.ts';
 import { repoOf } from './pr-comments.ts';
 import { onPullRequest } from './pr-events.ts';
 import { onReviewSignoff } from './signoff-events.ts';
@@ -57,6 +58,16 @@ const HANDLED = {
   check_run: CheckRunEventSchema,
 } as const;
 type HandledEvent = keyof typeof HANDLED;
+
+function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
+  const why: Record<string, string> = {
+    EADDRINUSE: `port ${port} on ${host} is in use: give another --port (0: any free port)`,
+    EACCES: `not allowed to listen on port ${port} (ports below 1024 need privileges): give --port 3000, say`,
+    EADDRNOTAVAIL: `${host} is not an address of this machine: give --host 127.0.0.1 (or 0.0.0.0 for every interface)`,
+  };
+  const message = err.code === undefined ? undefined : why[err.code];
+  return message === undefined ? err : new BotError(message);
+}
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = `${JSON.stringify(body)}\n`;
@@ -210,9 +221,9 @@ export async function startBotServer(opts: BotServerOptions): Promise<BotServer>
   server.headersTimeout = 20_000;
   const health = (): BotHealth => ({ ok: true, ...counts, pending: queue.pending, errors: [...errors] });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => reject(listenError(err, opts.host, opts.port)));
     server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       resolve();
     });
   });
