@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tmpDir } from './helpers.ts';
+import { writeGsmFile } from './support/eval-server.ts';
 import { FAST, infx, smallRow, writeMatrix } from './sweep-helpers.ts';
 
 /**
@@ -199,26 +200,48 @@ describe('change control from the command line', () => {
     expect(text.stdout).toContain('0: llama8b-* (https://github.com/o/r/pull/42) — Update llama8b-*');
   });
 
-  it('a changelog matrix with only eval rows is refused by the sweep, saying so', async () => {
+  it("a changelog matrix's eval rows are planned as eval-only points beside its throughput rows", async () => {
     const out = tmpDir('infx-cc-');
     const file = join(out, 'evals.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        single_node: {},
-        multi_node: {},
-        evals: [smallRow({ conc: 1 })],
-        changelog_metadata: {
-          base_ref: 'a',
-          head_ref: 'b',
-          entries: [{ 'config-keys': ['x'], description: ['d'], 'pr-link': 'XXX', 'evals-only': true }],
-        },
-      }),
-    );
-    const r = await infx(['sweep', '--matrix', file, '--out', join(out, 'runs'), '--dry-run'], LOCAL);
-    expect([r.code, r.stderr]).toEqual([
+    const row = smallRow({ conc: 1 });
+    const write = (single: object[], evals: object[]) =>
+      writeFileSync(
+        file,
+        JSON.stringify({
+          single_node: single.length > 0 ? { '256_64': single } : {},
+          multi_node: {},
+          // As the processor prints them: the benchmark row again, marked.
+          evals,
+          changelog_metadata: {
+            base_ref: 'a',
+            head_ref: 'b',
+            entries: [{ 'config-keys': ['x'], description: ['d'], 'pr-link': 'XXX' }],
+          },
+        }),
+      );
+    write([row], [{ ...row, 'run-eval': true, 'eval-only': true }]);
+    const gsm = writeGsmFile(out, 'test.jsonl', 4);
+    const sweep = (...extra: string[]) =>
+      infx(['sweep', '--matrix', file, '--out', join(out, 'runs'), '--dry-run', ...extra], LOCAL);
+    const planned = await sweep('--eval-dataset', gsm);
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stdout).toMatch(/^run .*: 2 points/m);
+    expect(planned.stdout).toMatch(/eval_llama8b_256_64/);
+    // Without the questions the eval row is listed as not run, with the reason; the benchmark still runs.
+    const without = await sweep();
+    expect(without.stdout).toMatch(/: 1 point,/);
+    expect(without.stdout).toContain('need its questions: give infx sweep --eval-dataset FILE');
+    // Only eval rows (an evals-only PR): the eval points alone.
+    write([], [{ ...row, 'run-eval': true, 'eval-only': true }]);
+    const evalsOnly = await sweep('--eval-dataset', gsm);
+    expect(evalsOnly.code, evalsOnly.stderr).toBe(0);
+    expect(evalsOnly.stdout).toMatch(/: 1 point,/);
+    // Nothing at all is refused, saying so.
+    write([], []);
+    const none = await sweep();
+    expect([none.code, none.stderr]).toEqual([
       1,
-      expect.stringContaining('the changelog entries select no throughput rows (only 1 eval row(s)'),
+      expect.stringContaining('select no throughput or eval rows'),
     ]);
   });
 

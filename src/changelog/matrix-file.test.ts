@@ -8,7 +8,7 @@ const meta = { base_ref: 'base', head_ref: 'head', entries: [entry] };
 const row = (conc: number) => ({ 'exp-name': 'x', conc });
 
 describe('changelog matrix files', () => {
-  it('takes the single-node then multi-node rows in printed order, counting the eval rows', () => {
+  it('takes the single-node then multi-node rows in printed order, then the eval rows marked eval-only', () => {
     const out = readChangelogMatrix(
       {
         single_node: { '1k1k': [row(1)], '8k1k': [row(2)] },
@@ -19,7 +19,8 @@ describe('changelog matrix files', () => {
       },
       'cl.json',
     );
-    expect(out?.rows).toEqual([row(1), row(2), row(3)]);
+    const evalOnly = (conc: number) => ({ ...row(conc), 'eval-only': true });
+    expect(out?.rows).toEqual([row(1), row(2), row(3), evalOnly(4), evalOnly(5), evalOnly(6)]);
     expect(out?.evalRows).toBe(3);
     expect(out?.metadata.entries[0]).toMatchObject({ 'config-keys': ['x-*'], 'append-only': false });
   });
@@ -37,6 +38,9 @@ describe('changelog matrix files', () => {
     );
     expect(() => readChangelogMatrix({ multi_node: { x: 1 }, changelog_metadata: meta }, 'cl.json')).toThrow(
       'cl.json: multi_node.x is not a list of matrix rows',
+    );
+    expect(() => readChangelogMatrix({ evals: {}, changelog_metadata: meta }, 'cl.json')).toThrow(
+      'cl.json: evals is not a list of matrix rows',
     );
   });
 

@@ -4,12 +4,15 @@ import { ChangelogError } from './errors.ts';
 
 /**
  * `infx changelog matrix` output read back as the input of a sweep: its throughput rows (the single-node
- * and multi-node buckets, in the order printed) and the `changelog_metadata` that says which entries
- * selected them, so that ingest can link the run to those entries. The eval lists are counted, not run.
+ * and multi-node buckets, in the order printed), then the rows of its eval lists (each marked `eval-only`:
+ * the eval runs instead of a benchmark, as the reference's eval jobs do), and the `changelog_metadata` that
+ * says which entries selected them, so that ingest can link the run to those entries.
  */
 
 export interface ChangelogMatrixFile {
+  /** Throughput rows, then eval rows. */
   rows: unknown[];
+  /** How many of `rows` came from the eval lists. */
   evalRows: number;
   metadata: ChangelogMetadata;
 }
@@ -45,8 +48,11 @@ export function readChangelogMatrix(json: unknown, file: string): ChangelogMatri
   }
   let evalRows = 0;
   for (const key of EVAL_LISTS) {
-    const list = json[key];
-    if (Array.isArray(list)) evalRows += list.length;
+    const list = json[key] ?? [];
+    if (!Array.isArray(list)) throw new ChangelogError(`${file}: ${key} is not a list of matrix rows`);
+    // The processor marks them; a hand-edited list must not turn an eval into a benchmark.
+    for (const row of list) rows.push(isObject(row) ? { ...row, 'eval-only': true } : row);
+    evalRows += list.length;
   }
   return { rows, evalRows, metadata: meta.data };
 }

@@ -189,7 +189,8 @@ export function planPoints(
     }
     const concs = Array.isArray(row.conc) ? row.conc : [row.conc];
     for (const conc of concs) {
-      const base = resultName(row, [conc]);
+      // An eval-only point is the eval of a benchmark point's row: its own name, as the reference's eval_ artifacts.
+      const base = `${row['eval-only'] === true ? 'eval_' : ''}${resultName(row, [conc])}`;
       const n = (seen.get(base) ?? 0) + 1;
       seen.set(base, n);
       const split = isMultiNode(row) && row.prefill['num-worker'] > 0 && row.decode['num-worker'] > 0;
