@@ -206,6 +206,31 @@ describe('infx bot serve: the sweep-label status', () => {
     gh.labelEvents.set(7, [{ label: 'full-sweep-fail-fast', actor: 'nobody' }]);
     expect((await statusFor(fork)).description).toMatch(/@nobody \(none permission\)/);
   });
+
+  it("on a fork PR, a maintainer's label approves that head only: a push withdraws it until it is applied again", async () => {
+    gh.permissions.set('maint', 'maintain');
+    gh.labelEvents.set(12, [{ label: 'full-sweep-enabled', actor: 'maint' }]);
+    const at = (headSha: string) =>
+      pull({ number: 12, headSha, headRepo: 'stranger/bench', labels: ['full-sweep-enabled'] });
+    const labeled = { label: { name: 'full-sweep-enabled' } };
+    const first = 'a1'.padEnd(40, '0');
+    const second = 'b2'.padEnd(40, '0');
+    const statusOf = async (p: FakePull, action: string, extra = {}) => {
+      reset(p);
+      expect((await post(bot.hook, await prEvent(action, p, extra))).status).toBe(202);
+      await bot.settle();
+      return gh.statuses.find((s) => s.context === 'infx/sweep-labels')!;
+    };
+    expect((await statusOf(at(first), 'labeled', labeled)).state).toBe('success');
+    const pushed = await statusOf(at(second), 'synchronize');
+    expect(pushed).toMatchObject({ state: 'failure', sha: second });
+    expect(pushed.description).toBe(
+      'The PR advanced to b20000000000; remove and re-add the sweep label to approve the new revision.',
+    );
+    // Anything but a maintainer's label keeps it withdrawn.
+    expect((await statusOf(at(second), 'edited')).state).toBe('failure');
+    expect((await statusOf(at(second), 'labeled', labeled)).state).toBe('success');
+  });
 });
 
 describe('infx bot serve: slash commands', () => {

@@ -1,4 +1,5 @@
 import type { Octokit } from '@octokit/rest';
+import type { ForkApprovals } from './fork-approvals.ts';
 import type { OctokitFactory } from './octokit.ts';
 import type { Repo } from './pr-comments.ts';
 
@@ -22,6 +23,8 @@ export interface BotConfig {
   codeownersPath: string;
   /** The git remote the clone fetches PR heads from. */
   remote: string;
+  /** Which head of each fork PR a maintainer's sweep label approved. */
+  approvals: ForkApprovals;
   log: (line: string) => void;
 }
 

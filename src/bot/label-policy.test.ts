@@ -37,4 +37,23 @@ describe('the sweep-label policy', () => {
     expect(v.details[0]).toContain("'all-evals' on a fork PR was applied by @t (triage permission)");
     expect(labelPolicy({ labels: ['documentation'], fork: true }).state).toBe('success');
   });
+
+  it("on a fork, holds a maintainer's approval to the head it was given for", () => {
+    const labelers = new Map([['full-sweep-enabled', { login: 'm', permission: 'write' }]]);
+    const input = { labels: ['full-sweep-enabled'], fork: true, labelers, head: 'b'.repeat(40) };
+    expect(labelPolicy({ ...input, approval: { head: 'b'.repeat(40), approved: true } }).state).toBe(
+      'success',
+    );
+    expect(labelPolicy({ ...input, approval: { head: 'a'.repeat(40), approved: true } }).description).toMatch(
+      /^The PR advanced to bbbbbbbbbbbb; remove and re-add the sweep label/,
+    );
+    expect(labelPolicy({ ...input, approval: { head: 'b'.repeat(40), approved: false } }).state).toBe(
+      'failure',
+    );
+    // A PR the bot never saw move: who applied the labels decides.
+    expect(labelPolicy({ ...input, approval: null }).state).toBe('success');
+    expect(
+      labelPolicy({ ...input, fork: false, approval: { head: 'a'.repeat(40), approved: false } }).state,
+    ).toBe('success');
+  });
 });

@@ -12,7 +12,8 @@ import {
  */
 
 export const LABEL_STATUS_CONTEXT = 'infx/sweep-labels';
-const MAINTAINER = new Set(['admin', 'maintain', 'write']);
+/** Permissions that may approve a fork PR's code by labelling it. */
+export const MAINTAINER: ReadonlySet<string> = new Set(['admin', 'maintain', 'write']);
 
 export interface Labeler {
   login: string;
@@ -25,6 +26,9 @@ export interface LabelPolicyInput {
   fork: boolean;
   /** Who applied each sweep label last (fork PRs); a label missing here was applied by someone unknown. */
   labelers?: ReadonlyMap<string, Labeler>;
+  /** Fork PRs: the head now, and what a maintainer's label approved (null: the bot has not seen it yet). */
+  head?: string;
+  approval?: { head: string; approved: boolean } | null;
 }
 
 export interface LabelVerdict {
@@ -51,6 +55,13 @@ export function labelPolicy(input: LabelPolicyInput): LabelVerdict {
     problems.push(
       `${d.modifiers.join(', ')} ${d.modifiers.length === 1 ? 'needs' : 'need'} a primary sweep label: add full-sweep-fail-fast (or another of ${Object.keys(PRIMARY_LABELS).join(', ')})`,
     );
+  const approval = input.approval ?? null;
+  if (input.fork && sweepLabels(input.labels).length > 0 && approval !== null && input.head !== undefined) {
+    if (approval.head !== input.head || !approval.approved)
+      problems.push(
+        `The PR advanced to ${input.head.slice(0, 12)}; remove and re-add the sweep label to approve the new revision.`,
+      );
+  }
   if (input.fork)
     for (const label of sweepLabels(input.labels)) {
       const who = input.labelers?.get(label);

@@ -2,7 +2,7 @@ import type { Octokit } from '@octokit/rest';
 import type { PullRequestEvent, WebhookPullRequest } from '../schema/github-webhooks.ts';
 import type { BotConfig, PrRef } from './bot-context.ts';
 import { runChangelogCheck } from './changelog-check.ts';
-import { LABEL_STATUS_CONTEXT, type Labeler, labelPolicy, sweepLabels } from './label-policy.ts';
+import { LABEL_STATUS_CONTEXT, type Labeler, labelPolicy, MAINTAINER, sweepLabels } from './label-policy.ts';
 import { commentOnce, repoOf } from './pr-comments.ts';
 import { WELCOME_MARKER, welcomeComment } from './welcome.ts';
 
@@ -64,15 +64,38 @@ async function labelers(gh: Octokit, pr: PrRef, labels: readonly string[]): Prom
   return out;
 }
 
+/**
+ * A fork PR's approval: a push withdraws it; a maintainer applying a sweep label gives it for the head.
+ * The bot only knows of pushes it saw; a PR it has not seen move is judged by who applied its labels.
+ */
+function forkApproval(
+  cfg: BotConfig,
+  pr: PrRef,
+  p: WebhookPullRequest,
+  ev: { action: string; label?: string },
+  who: Map<string, Labeler>,
+) {
+  const key = `${pr.owner}/${pr.repo}#${pr.number}`;
+  const head = p.head.sha;
+  const labeler = ev.label === undefined ? undefined : who.get(ev.label);
+  if (ev.action === 'synchronize') cfg.approvals.set(key, { head, approved: false });
+  else if (ev.action === 'labeled' && labeler && MAINTAINER.has(labeler.permission ?? ''))
+    cfg.approvals.set(key, { head, approved: true });
+  return cfg.approvals.get(key);
+}
+
 export async function postLabelStatus(
   gh: Octokit,
   cfg: BotConfig,
   pr: PrRef,
   p: WebhookPullRequest,
+  ev: { action: string; label?: string } = { action: 'opened' },
 ): Promise<void> {
   const labels = p.labels.map((l) => l.name);
   const fork = isFork(p);
-  const verdict = labelPolicy({ labels, fork, labelers: fork ? await labelers(gh, pr, labels) : new Map() });
+  const who = fork ? await labelers(gh, pr, labels) : new Map<string, Labeler>();
+  const approval = fork && sweepLabels(labels).length > 0 ? forkApproval(cfg, pr, p, ev, who) : null;
+  const verdict = labelPolicy({ labels, fork, labelers: who, head: p.head.sha, approval });
   await gh.rest.repos.createCommitStatus({
     owner: pr.owner,
     repo: pr.repo,
@@ -90,7 +113,11 @@ export async function onPullRequest(gh: Octokit, cfg: BotConfig, ev: PullRequest
   if (p.state !== 'open') return;
   if (WELCOME_ON.has(ev.action) && (await commentOnce(gh, pr, pr.number, WELCOME_MARKER, welcomeComment())))
     cfg.log(`#${pr.number}: welcome posted`);
-  if (LABELS_ON.has(ev.action)) await postLabelStatus(gh, cfg, pr, p);
+  if (LABELS_ON.has(ev.action))
+    await postLabelStatus(gh, cfg, pr, p, {
+      action: ev.action,
+      ...(ev.label ? { label: ev.label.name } : {}),
+    });
   if (CHECK_ON.has(ev.action))
     await runChangelogCheck(gh, cfg, pr, { headSha: p.head.sha, baseSha: p.base.sha });
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BotConfig } from './bot-context.ts';
 import { BotError } from './errors.ts';
+import { ForkApprovals } from './fork-approvals.ts';
 import { apiBaseUrl } from './github.ts';
 import { type BotAuth, checkPrivateKey, octokitFactory } from './octokit.ts';
 import { repoOf } from './pr-comments.ts';
@@ -116,6 +117,7 @@ export async function serveBot(r: BotServeRequest): Promise<RunningBot> {
     checklistPath: r.checklistPath,
     codeownersPath: r.codeownersPath,
     remote: r.remote,
+    approvals: new ForkApprovals(join(r.stateDir, 'fork-approvals.json')),
     log: r.log,
   };
   const notes: string[] = [];
