@@ -85,7 +85,9 @@ async function rowsOf(source: SweepSource): Promise<{ rows: MatrixRow[]; source:
     }
     const fromChangelog = readChangelogMatrix(json, `--matrix ${source.file}`);
     if (fromChangelog && fromChangelog.rows.length === 0)
-      throw new SweepPlanError(`--matrix ${source.file}: the changelog entries select no throughput or eval rows`);
+      throw new SweepPlanError(
+        `--matrix ${source.file}: the changelog entries select no throughput or eval rows`,
+      );
     const rows = parseMatrix(fromChangelog ? fromChangelog.rows : json);
     const file = { path: resolve(source.file), sha256: await sha256Of(source.file) };
     return {
