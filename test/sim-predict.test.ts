@@ -26,4 +26,20 @@ describe('infx sim predict', () => {
     expect((await cli([], '{not json')).stderr).toMatch(/not valid JSON/);
     expect((await cli(['/nonexistent/rows.json'])).stderr).toMatch(/does not exist/);
   });
+
+  it('--exact runs the full co-simulation: the same figures without spec decoding; --fast conflicts with it', async () => {
+    const rows = JSON.stringify([{ ...row, conc: [1, 64] }]);
+    const fast = await cli(['--format', 'json'], rows);
+    const exact = await cli(['--format', 'json', '--exact'], rows);
+    expect(exact.code).toBe(0);
+    const figures = (text: string) =>
+      (JSON.parse(text) as { prediction: { throughputPerGpu: number; ttftMs: unknown } }[]).map((o) => [
+        o.prediction.throughputPerGpu,
+        o.prediction.ttftMs,
+      ]);
+    expect(figures(fast.stdout)).toEqual(figures(exact.stdout));
+    const both = await cli(['--exact', '--fast'], rows);
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toMatch(/--exact.*cannot be used with.*--fast|--fast.*cannot be used with.*--exact/);
+  });
 });

@@ -15,6 +15,8 @@ interface PredictFlags {
   seed?: number;
   asMeasured?: boolean;
   numPrompts?: number;
+  exact?: boolean;
+  fast?: boolean;
 }
 
 function parseFraction(value: string): number {
@@ -76,6 +78,17 @@ export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: numb
       '--as-measured',
       'predict what infx bench measures (N requests from an idle engine, the whole window) instead of the steady state',
     )
+    .addOption(
+      new Option(
+        '--exact',
+        'the full co-simulation (every sequence, every step) even where the fast engine gives the same results',
+      ).conflicts('fast'),
+    )
+    .option(
+      '--fast',
+      'the fast engine on speculative-decoding rows too: acceptance as one shared sequence, within the ' +
+        "full co-simulation's seed-to-seed spread but not identical to it (default: those rows run exact)",
+    )
     .option(
       '--num-prompts <n>',
       'with --as-measured: requests per point (default 10 x concurrency)',
@@ -97,6 +110,7 @@ export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: numb
           seed: flags.seed,
           ...(flags.asMeasured ? { method: 'as-measured' as const } : {}),
           ...(flags.numPrompts !== undefined ? { numPrompts: flags.numPrompts } : {}),
+          ...(flags.exact ? { engine: 'exact' as const } : flags.fast ? { engine: 'fast' as const } : {}),
         });
         if (outcomes.length === 0) io.stderr('note: the input holds no matrix rows\n');
         if (flags.format === 'json') io.stdout(`${JSON.stringify(outcomes, null, 2)}\n`);

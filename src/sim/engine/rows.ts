@@ -4,6 +4,7 @@ import { PRECISIONS, type Precision } from '../../schema/catalog.ts';
 import { InfxError } from '../../schema/errors.ts';
 import { isAggregate, type RowSetup } from './aggregate.ts';
 import { type SimSetup, SimSetupError } from './config.ts';
+import type { EngineChoice } from './fast-engine.ts';
 import { PredictError, type PredictMethod, type PredictResult, predictPoint } from './predict.ts';
 import { predictDisagg } from './predict-disagg.ts';
 import { predictReplicas } from './predict-replicas.ts';
@@ -22,6 +23,8 @@ export interface PredictRowsOptions extends RowSetupOptions {
   method?: PredictMethod;
   /** As measured: requests per point (default 10 × concurrency). */
   numPrompts?: number;
+  /** The steady method's engine (predict.ts): auto (default), fast or exact. */
+  engine?: EngineChoice;
 }
 
 export const DEFAULT_DRAFT_TOKENS = 3;
@@ -217,6 +220,7 @@ function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): P
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
     ...(opts.method !== undefined ? { method: opts.method } : {}),
     ...(opts.numPrompts !== undefined ? { numPrompts: opts.numPrompts } : {}),
+    ...(opts.engine !== undefined ? { engine: opts.engine } : {}),
   };
   const seed = opts.seed !== undefined ? { workloadSeed: opts.seed } : {};
   const prediction =
