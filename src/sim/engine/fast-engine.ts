@@ -83,8 +83,6 @@ export class FastEngine extends FastScheduler {
     }
   }
 
-  private readonly scratch: BatchTotals = { tokens: 0, pairs: 0, kvTokens: 0, seqs: 0 };
-
   /** Whether no waiting request could be admitted before the batch changes. */
   private admissionBlocked(): boolean {
     if (this.running >= this.maxNumSeqs) return true;

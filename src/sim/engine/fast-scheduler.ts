@@ -180,6 +180,8 @@ export class FastScheduler implements StepEngine {
   }
   /** The step in flight's scheduled prefills (reused: steps alternate begin, commit). */
   protected readonly batch: FSeq[] = [];
+  /** The totals of the step being timed (reused). */
+  protected readonly scratch: BatchTotals = { tokens: 0, pairs: 0, kvTokens: 0, seqs: 0 };
 
   step(): StepInfo | null {
     const info = this.beginStep();
@@ -294,7 +296,7 @@ export class FastScheduler implements StepEngine {
     const w = this.width;
     const T = this.T;
     const topK = this.topK;
-    const totals: BatchTotals = { tokens: 0, pairs: 0, kvTokens: 0, seqs: 0 };
+    const totals = this.scratch;
     decodeTotals(totals, this.capP, this.capK, T, w, topK);
     totals.tokens = decodes * w;
     totals.seqs = decodes + batch.length;

@@ -84,7 +84,7 @@ export class PredictError extends InfxError {
 }
 
 /** Linear-interpolated percentile (NumPy's default), as the reference client computes. */
-export function percentile(sorted: readonly number[], p: number): number {
+export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return 0;
   const k = ((sorted.length - 1) * p) / 100;
   const f = Math.floor(k);
@@ -93,7 +93,8 @@ export function percentile(sorted: readonly number[], p: number): number {
 }
 
 export function latencyStats(values: readonly number[]): LatencyStats {
-  const s = [...values].sort((a, b) => a - b);
+  // A typed array sorts numerically in native code: the same order as a comparator sort, much faster.
+  const s = Float64Array.from(values).sort();
   const mean = s.reduce((a, b) => a + b, 0) / Math.max(1, s.length);
   return { mean, median: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99) };
 }
