@@ -1,6 +1,5 @@
 import { FastScheduler, fastEngineSupports } from './fast-scheduler.ts';
 import { blocksOf, crossings, DECODE, decodeTotals } from './fast-seq.ts';
-import type { BatchTotals } from './perf-model.ts';
 import type { EngineOptions, StepInfo } from './types.ts';
 
 export { fastEngineSupports } from './fast-scheduler.ts';
