@@ -151,9 +151,11 @@ export class SimEngine implements Paced, StepEngine {
     const seq = new Seq(req, Math.max(1, stop), arrival);
     this.byId.set(req.id, seq);
     this.waiting.push(seq);
-    const w = this.wakers;
-    this.wakers = [];
-    for (const f of w) f();
+    if (this.wakers.length > 0) {
+      const w = this.wakers;
+      this.wakers = [];
+      for (const f of w) f();
+    }
     return arrival;
   }
 

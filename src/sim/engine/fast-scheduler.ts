@@ -137,9 +137,11 @@ export class FastScheduler implements StepEngine {
     const s = new FSeq(req, Math.max(1, stop), arrival);
     this.byId.set(req.id, s);
     this.waiting.push(s);
-    const w = this.wakers;
-    this.wakers = [];
-    for (const f of w) f();
+    if (this.wakers.length > 0) {
+      const w = this.wakers;
+      this.wakers = [];
+      for (const f of w) f();
+    }
     return arrival;
   }
 

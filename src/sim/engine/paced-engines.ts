@@ -14,9 +14,11 @@ export abstract class PacedEngines implements Paced {
 
   /** Tells a pacer waiting for work that some arrived. */
   protected wake(): void {
-    const w = this.wakers;
-    this.wakers = [];
-    for (const f of w) f();
+    if (this.wakers.length > 0) {
+      const w = this.wakers;
+      this.wakers = [];
+      for (const f of w) f();
+    }
   }
 
   /** Paces every engine on one clock; timed events (a KV transfer) go through `this.pacer`. */
