@@ -85,13 +85,13 @@ export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: numb
     .addOption(
       new Option(
         '--exact',
-        'the full co-simulation (every sequence, every step) even where the fast engine gives the same results',
+        'the full co-simulation (every sequence, every step) instead of the fast engine, which gives the same results',
       ).conflicts('fast'),
     )
     .option(
       '--fast',
-      'the fast engine on speculative-decoding rows too: acceptance as one shared sequence, within the ' +
-        "full co-simulation's seed-to-seed spread but not identical to it (default: those rows run exact)",
+      'speculative-decoding rows: one shared acceptance sequence instead of a draw per sequence (faster; ' +
+        "within the full co-simulation's seed-to-seed spread, not identical to it)",
     )
     .addOption(
       new Option(

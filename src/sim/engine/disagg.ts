@@ -2,7 +2,7 @@ import { kvBytesPerToken } from '../../catalog/memory.ts';
 import type { PoolRoute, PoolRouter } from '../../schema/router.ts';
 import { type ResolvedSim, resolveSim, type SimSetup } from './config.ts';
 import { SimEngine, SimRequestError } from './engine.ts';
-import { type EngineChoice, FastEngine, useFastEngine } from './fast-engine.ts';
+import { type EngineChoice, fastEngineFor, useFastEngine } from './fast-engine.ts';
 import { MinHeap } from './heap.ts';
 import { PacedEngines } from './paced-engines.ts';
 import type { EngineGauges, EngineHooks, SimRequest, StepEngine } from './types.ts';
@@ -46,7 +46,7 @@ function worker(
 ): { engine: StepEngine; resolved: ResolvedSim } {
   const resolved = resolveSim(setup);
   const o = resolved.engineOptions;
-  const engine = useFastEngine(choice, o) ? new FastEngine(o, hooks) : new SimEngine(o, hooks);
+  const engine = useFastEngine(choice, o) ? fastEngineFor(choice, o, hooks) : new SimEngine(o, hooks);
   return { engine, resolved };
 }
 

@@ -1,6 +1,6 @@
 import { FastScheduler, fastEngineSupports } from './fast-scheduler.ts';
 import { blocksOf, crossings, DECODE, decodeTotals } from './fast-seq.ts';
-import type { EngineOptions, StepInfo } from './types.ts';
+import type { EngineHooks, EngineOptions, StepInfo } from './types.ts';
 
 export { fastEngineSupports } from './fast-scheduler.ts';
 
@@ -26,16 +26,26 @@ export { fastEngineSupports } from './fast-scheduler.ts';
  */
 
 /**
- * Which engine a prediction runs on. auto: the fast engine where it supports the setup and gives the full
- * engine's results (no speculative decoding), else the full one; fast: the fast engine wherever it supports
- * the setup (speculative decoding through the shared acceptance sequence); exact: the full co-simulation.
+ * Which engine a prediction runs on. auto (default): the fast engine wherever it supports the setup, with
+ * speculative decoding's acceptance drawn per decode as engine.ts draws it (the same results as the full
+ * co-simulation); fast: the same, but one shared acceptance sequence (faster with speculative decoding, not
+ * identical); exact: the full co-simulation.
  */
 export type EngineChoice = 'auto' | 'fast' | 'exact';
 export const ENGINE_CHOICES: readonly EngineChoice[] = ['auto', 'fast', 'exact'];
 
 export function useFastEngine(choice: EngineChoice, opts: EngineOptions): boolean {
-  if (choice === 'exact' || !fastEngineSupports(opts)) return false;
-  return choice === 'fast' || !opts.spec;
+  return choice !== 'exact' && fastEngineSupports(opts);
+}
+
+/** The fast engine for a choice that picks it (see useFastEngine). */
+export function fastEngineFor(
+  choice: EngineChoice,
+  opts: EngineOptions,
+  hooks: EngineHooks,
+  closed = false,
+): FastEngine {
+  return new FastEngine(opts, hooks, closed, choice === 'fast' ? 'shared' : 'each');
 }
 
 export class FastEngine extends FastScheduler {
@@ -56,6 +66,7 @@ export class FastEngine extends FastScheduler {
    * co-simulation sees the clock jump: arrivals meanwhile only queue, as they would step by step.
    */
   private skipDecodes(): void {
+    if (this.sampler) return;
     if (this.alive === 0 || this.prefills.length > 0 || this.fresh.length > 0 || !this.admissionBlocked())
       return;
     const w = this.width;

@@ -28,6 +28,8 @@ export class FSeq {
   gen = 0;
   capP = false;
   capK = false;
+  /** A recomputed request one token short of its length, verifying drafts this step (engine.ts). */
+  drafting = false;
   constructor(
     readonly req: SimRequest,
     readonly target: number,
@@ -118,4 +120,17 @@ export function decodeTotals(
   if (P.capCount > 0) t.pairs += P.capCount * w * topK;
   t.kvTokens = K.uncBase + K.uncCount * T + K.uncCount * w;
   if (K.capCount > 0) t.kvTokens += K.capCount * topK * w;
+}
+
+/** The decodes' share of a batch's totals one decode at a time (draws each: contexts differ). */
+export function eachTotals(t: BatchTotals, decs: readonly FSeq[], w: number, topK: number): void {
+  let pairs = 0;
+  let kv = 0;
+  for (const d of decs) {
+    if (d.state !== DECODE) continue;
+    pairs += w * Math.min(d.computed + (w + 1) / 2, topK);
+    kv += Math.min(d.computed + w, topK * w);
+  }
+  t.pairs = pairs;
+  t.kvTokens = kv;
 }

@@ -1,7 +1,7 @@
 import { InfxError } from '../../schema/errors.ts';
 import { resolveSim, type SimSetup } from './config.ts';
 import { type EngineHooks, SimEngine } from './engine.ts';
-import { type EngineChoice, FastEngine, useFastEngine } from './fast-engine.ts';
+import { type EngineChoice, fastEngineFor, useFastEngine } from './fast-engine.ts';
 import { Prng } from './prng.ts';
 
 /**
@@ -168,7 +168,7 @@ export function predictPoint(config: PredictConfig): PredictResult {
   };
   // The steady loop submits only from onFinish: the fast engine may skip the decode steps between events.
   const engine = fast
-    ? new FastEngine(resolved.engineOptions, hooks, true)
+    ? fastEngineFor(config.engine ?? 'auto', resolved.engineOptions, hooks, true)
     : new SimEngine(resolved.engineOptions, hooks);
   const submit = () => {
     const g = given?.[submitted];
