@@ -1,8 +1,9 @@
 /**
  * Prediction speed (issue 21): `infx sim predict` over the whole fixture matrix — every row of
  * `infx matrix full-sweep` over the reference's two master configs (../shared/fixtures/inferencex), one
- * point per row and concurrency — on the fast engine (the default) and on the full co-simulation
- * (`--exact`), and how far apart the two are per metric.
+ * point per row and concurrency — on the fast engine (the default), with `--fast` (speculative decoding's
+ * acceptance as one shared sequence) and on the full co-simulation (`--exact`), and how far apart they are
+ * per metric.
  *
  *   npm run bench:predict                        # fast on every point, exact on every 8th point
  *   npm run bench:predict -- --exact-every 1     # exact on every point too (minutes on 2 cores)
@@ -10,7 +11,7 @@
  * Points per second and the fast/exact ratio are measured in this command on the same points; the exact
  * figure for the whole matrix is extrapolated from its sample unless --exact-every 1. Agreement: |fast /
  * exact − 1| of throughput per GPU, interactivity, median TTFT and median E2E, max and median, with and
- * without speculative decoding (whose acceptance the fast engine draws as one shared sequence).
+ * without speculative decoding.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -83,34 +84,42 @@ function wholeMatrix(engine: Engine) {
 for (const p of points.slice(0, 20)) timed(p, 'fast');
 const auto = wholeMatrix('auto');
 const fastAll = wholeMatrix('fast');
-const fast = fastAll.runs;
-const predicted = fastAll.ok;
+const predicted = auto.ok;
 
-// The exact co-simulation on every EXACT_EVERY-th predicted point, against the fast run of the same ones.
+// The exact co-simulation on every EXACT_EVERY-th point the default predicted, against the default and --fast.
 const metrics = [
   ['throughput/GPU', (o: PointOutcome & { status: 'ok' }) => o.prediction.throughputPerGpu],
   ['interactivity', (o: PointOutcome & { status: 'ok' }) => o.prediction.interactivity],
   ['TTFT median', (o: PointOutcome & { status: 'ok' }) => o.prediction.ttftMs.median],
   ['E2E median', (o: PointOutcome & { status: 'ok' }) => o.prediction.e2eMs.median],
 ] as const;
-const diffs = { none: metrics.map(() => [] as number[]), spec: metrics.map(() => [] as number[]) };
-let sampleFastMs = 0;
+const bucketsOf = () => ({
+  none: metrics.map(() => [] as number[]),
+  spec: metrics.map(() => [] as number[]),
+});
+const diffs = { auto: bucketsOf(), fast: bucketsOf() };
+let sampleAutoMs = 0;
 let sampleExactMs = 0;
 let sampled = 0;
-predicted.forEach((f, i) => {
-  if (i % EXACT_EVERY !== 0 || f.o.status !== 'ok') return;
-  const point = points[fast.indexOf(f)]!;
-  const e = timed(point, 'exact');
-  if (e.o.status !== 'ok') return;
+auto.runs.forEach((a, i) => {
+  if (a.o.status !== 'ok' || auto.ok.indexOf(a) % EXACT_EVERY !== 0) return;
+  const f = fastAll.runs[i]!;
+  const e = timed(points[i]!, 'exact');
+  if (e.o.status !== 'ok' || f.o.status !== 'ok') return;
   sampled++;
-  sampleFastMs += f.ms;
+  sampleAutoMs += a.ms;
   sampleExactMs += e.ms;
-  const bucket = f.o.specDecoding === 'none' ? diffs.none : diffs.spec;
-  metrics.forEach(([, get], m) => {
-    const a = get(f.o as PointOutcome & { status: 'ok' });
-    const b = get(e.o as PointOutcome & { status: 'ok' });
-    bucket[m]!.push(b === 0 ? (a === 0 ? 0 : 1) : Math.abs(a / b - 1));
-  });
+  for (const [which, run] of [
+    ['auto', a],
+    ['fast', f],
+  ] as const) {
+    const bucket = a.o.specDecoding === 'none' ? diffs[which].none : diffs[which].spec;
+    metrics.forEach(([, get], m) => {
+      const x = get(run.o as PointOutcome & { status: 'ok' });
+      const y = get(e.o as PointOutcome & { status: 'ok' });
+      bucket[m]!.push(y === 0 ? (x === 0 ? 0 : 1) : Math.abs(x / y - 1));
+    });
+  }
 });
 
 const fmt = (x: number, d = 1) => x.toFixed(d);
@@ -125,8 +134,8 @@ console.log(
     `(${points.length - predicted.length} unsupported or infeasible, each reported with its reason)`,
 );
 for (const [name, m] of [
-  ['default (auto: fast engine without spec decoding, exact with it)', auto],
-  ['fast engine on every row (--fast)', fastAll],
+  ['default (fast engine; spec decoding drawn per sequence, as the full engine)', auto],
+  ['--fast (spec decoding: one shared acceptance sequence)', fastAll],
 ] as const) {
   console.log(
     `${name}:\n  ${fmt(m.ms / 1000, 2)} s for the whole matrix, ${fmt((points.length / m.ms) * 1000)} points/s; ` +
@@ -144,22 +153,26 @@ console.log(
     `${EXACT_EVERY === 1 ? '(measured)' : '(extrapolated from the sample)'}`,
 );
 console.log(
-  `speed-up on the sampled points: exact time / fast-engine time = ${fmt(sampleExactMs / Math.max(1e-9, sampleFastMs))}x`,
+  `speed-up on the sampled points: exact time / default time = ${fmt(sampleExactMs / Math.max(1e-9, sampleAutoMs))}x`,
 );
-for (const [name, d] of [
-  ['without spec decoding', diffs.none],
-  ['with spec decoding (MTP)', diffs.spec],
+for (const [which, label] of [
+  ['auto', 'default'],
+  ['fast', '--fast'],
 ] as const) {
-  const n = d[0]!.length;
-  if (n === 0) continue;
-  console.log(`agreement |fast/exact - 1|, ${name} (${n} points):`);
-  metrics.forEach(([label], m) => {
-    const xs = d[m]!;
-    const max = Math.max(...xs);
-    const within = xs.filter((x) => x <= AGREEMENT).length;
-    console.log(
-      `  ${label.padEnd(15)} max ${fmt(max * 100, 3)} %, median ${fmt(median(xs) * 100, 3)} %, ` +
-        `${within}/${n} within ${AGREEMENT * 100} %`,
-    );
-  });
+  for (const [name, d] of [
+    ['without spec decoding', diffs[which].none],
+    ['with spec decoding (MTP)', diffs[which].spec],
+  ] as const) {
+    const n = d[0]!.length;
+    if (n === 0) continue;
+    console.log(`agreement |${label}/exact - 1|, ${name} (${n} points):`);
+    metrics.forEach(([metric], m) => {
+      const xs = d[m]!;
+      const within = xs.filter((x) => x <= AGREEMENT).length;
+      console.log(
+        `  ${metric.padEnd(15)} max ${fmt(Math.max(...xs) * 100, 3)} %, median ${fmt(median(xs) * 100, 3)} %, ` +
+          `${within}/${n} within ${AGREEMENT * 100} %`,
+      );
+    });
+  }
 }
