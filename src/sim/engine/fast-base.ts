@@ -149,7 +149,9 @@ export abstract class FastBase implements StepEngine {
     const s = this.byId.get(id);
     if (!s) return false;
     if (s.state === DECODE) {
-      this.free += blocksOf(this.resOf(s));
+      // With per-decode draws a step in flight has grown the decode to computed + width already.
+      const held = this.pending && this.sampler ? s.computed + this.width : this.resOf(s);
+      this.free += blocksOf(held);
       this.dropDecode(s);
     } else if (s.state === PREFILL) {
       this.free += blocksOf(s.res);

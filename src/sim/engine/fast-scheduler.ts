@@ -122,8 +122,10 @@ export class FastScheduler extends FastBase {
     const T = this.T;
     const topK = this.topK;
     const totals = this.scratch;
-    if (this.sampler) eachTotals(totals, this.decs, w, topK);
-    else decodeTotals(totals, this.capP, this.capK, T, w, topK);
+    if (this.sampler) {
+      if (!this.eachReady) eachTotals(totals, this.decs, w, topK);
+      this.eachReady = false;
+    } else decodeTotals(totals, this.capP, this.capK, T, w, topK);
     totals.tokens = decodes * w;
     totals.seqs = decodes + batch.length;
     let prefill = 0;
@@ -173,13 +175,28 @@ export class FastScheduler extends FastBase {
   /** Per-decode growth (with draws each): every decode reserves computed + width. */
   protected growEach(): { preempted: number; stopped: boolean } {
     const w = this.width;
+    const topK = this.topK;
     let need = 0;
-    for (const d of this.decs) if (d.state === DECODE) need += blocksOf(d.computed + w) - blocksOf(d.res);
+    let pairs = 0;
+    let kv = 0;
+    for (const d of this.decs) {
+      if (d.state !== DECODE) continue;
+      const c = d.computed;
+      need += blocksOf(c + w) - blocksOf(d.res);
+      pairs += w * Math.min(c + (w + 1) / 2, topK);
+      kv += Math.min(c + w, topK * w);
+    }
     if (need > this.free) return this.growOneByOne();
+    // The reservations (computed + width) are recorded as each decode emits (emitEach).
     this.free -= need;
-    for (const d of this.decs) if (d.state === DECODE) d.res = d.computed + w;
+    this.scratch.pairs = pairs;
+    this.scratch.kvTokens = kv;
+    this.eachReady = true;
     return { preempted: 0, stopped: false };
   }
+
+  /** growEach summed the decodes' pairs and KV tokens into the scratch totals for this step. */
+  private eachReady = false;
 
   protected lastRunning(): FSeq | undefined {
     if (this.prefills.length > 0) return this.prefills[this.prefills.length - 1];
@@ -320,10 +337,11 @@ export class FastScheduler extends FastBase {
 
   /** Draws each decode's acceptance in running order (engine.ts's commit), finishing those that are done. */
   protected emitEach(done: FSeq[]): void {
-    const k = this.width - 1;
+    const w = this.width;
     for (const d of this.decs) {
       if (d.state !== DECODE) continue;
-      const e = Math.min(this.sampler!.sample(k), d.target - d.output);
+      d.res = d.computed + w;
+      const e = Math.min(this.sampler!.sample(w - 1), d.target - d.output);
       d.computed += e;
       d.output += e;
       this.stats.generation += e;
