@@ -30,6 +30,9 @@ function expectSame(fast: PredictResult, exact: PredictResult, what: string) {
   expect(fast.steps, `${what}: steps`).toBe(exact.steps);
   expect(fast.preemptions, `${what}: preemptions`).toBe(exact.preemptions);
   expect(fast.measuredRequests).toBe(exact.measuredRequests);
+  expect(fast.peakKvUsage, `${what}: peak KV usage`).toBe(exact.peakKvUsage);
+  expect(fast.kvCapacityTokens).toBe(exact.kvCapacityTokens);
+  expect(fast.windowMs, `${what}: window`).toBeCloseTo(exact.windowMs, 6);
 }
 
 function expectWithin(fast: PredictResult, exact: PredictResult, tol: number, what: string) {
