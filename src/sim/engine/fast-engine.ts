@@ -15,11 +15,13 @@ export { fastEngineSupports } from './fast-scheduler.ts';
  * clocks. Prefilling requests, admission, preemption (newest first, as engine.ts) and the KV block count
  * follow engine.ts step for step; a step that has to preempt walks the group one sequence at a time.
  *
- * Without speculative decoding it schedules exactly what SimEngine schedules, so it gives the same step
- * times and the same results. With it, the per-sequence random acceptance becomes one shared sequence of
- * emitted counts whose mean is the acceptance length (⌊(s+1)·AL⌋ − ⌊s·AL⌋ at decode step s): the same
- * expected tokens per step, without the per-request spread. Hooks: onToken reports a request's first token
- * only (predictors need nothing else); onFinish as engine.ts.
+ * It schedules exactly what SimEngine schedules, so it gives the same step times and the same results. With
+ * speculative decoding every decode emits a random count, so by default ('each') the group keeps every
+ * decode's context and draws its acceptance from engine.ts's seeded stream in running order: O(decodes) per
+ * step, still the same results. 'shared' (`--fast`) draws one sequence of emitted counts for all decodes
+ * instead, whose mean is the acceptance length (⌊(s+1)·AL⌋ − ⌊s·AL⌋ at decode step s): lockstep again, the
+ * same expected tokens per step, without the per-request spread, so not the same results. Hooks: onToken
+ * reports a request's first token only (predictors need nothing else); onFinish as engine.ts.
  *
  * Supported setups (`fastEngineSupports`): no prefix caching, no host KV tier, chunked prefill, and every
  * decode of a full batch fitting the token budget (maxNumSeqs × (1 + draft tokens) < maxNumBatchedTokens).

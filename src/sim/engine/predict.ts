@@ -42,8 +42,9 @@ export interface PredictConfig extends SimSetup {
   workloadSeed?: number;
   /**
    * The engine of the steady method (fast-engine.ts, EngineChoice): auto (default) runs the fast engine
-   * where it gives the full co-simulation's results, exact always the full one (SimEngine: every sequence
-   * every step). As measured always runs the full one.
+   * wherever it supports the setup, with the full co-simulation's results; fast the same with one shared
+   * acceptance sequence for speculative decoding (not identical); exact always the full one (SimEngine:
+   * every sequence every step). As measured always runs the full one.
    */
   engine?: EngineChoice;
 }
