@@ -326,7 +326,9 @@ export class FastScheduler extends FastBase {
       } else this.joinDecode(s);
     }
     pre.length = kept;
-    if (this.decs.length > 64 && this.alive * 2 < this.decs.length)
+    // Drop the entries of decodes gone: lazily in lockstep; soon with per-decode draws (walked every step).
+    const dead = this.decs.length - this.alive;
+    if (dead > 64 && (this.alive < dead || (this.sampler !== null && dead * 8 > this.alive)))
       this.decs = this.decs.filter((d) => d.state === DECODE);
     for (const s of done) {
       s.state = DONE;
