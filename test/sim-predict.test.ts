@@ -26,4 +26,42 @@ describe('infx sim predict', () => {
     expect((await cli([], '{not json')).stderr).toMatch(/not valid JSON/);
     expect((await cli(['/nonexistent/rows.json'])).stderr).toMatch(/does not exist/);
   });
+
+  it('--exact runs the full co-simulation: the same figures without spec decoding; --fast conflicts with it', async () => {
+    const rows = JSON.stringify([{ ...row, conc: [1, 64] }]);
+    const fast = await cli(['--format', 'json'], rows);
+    const exact = await cli(['--format', 'json', '--exact'], rows);
+    expect(exact.code).toBe(0);
+    const figures = (text: string) =>
+      (JSON.parse(text) as { prediction: { throughputPerGpu: number; ttftMs: unknown } }[]).map((o) => [
+        o.prediction.throughputPerGpu,
+        o.prediction.ttftMs,
+      ]);
+    expect(figures(fast.stdout)).toEqual(figures(exact.stdout));
+    const both = await cli(['--exact', '--fast'], rows);
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toMatch(/--exact.*cannot be used with.*--fast|--fast.*cannot be used with.*--exact/);
+  });
+
+  it('--explain prints the memory split, KV dtype and binding per phase; --kv-cache-dtype fp8 doubles KV tokens', async () => {
+    const one = JSON.stringify([{ ...row, framework: 'vllm', isl: 8192, osl: 1024, conc: 8 }]);
+    const text = await cli(['--explain'], one);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.trim().split('\n');
+    expect(lines).toHaveLength(5);
+    expect(lines[1]).toMatch(
+      /memory \(engine, h200, per rank\): .* = weights [\d.]+ \+ reserve [\d.]+ \+ KV [\d.]+/,
+    );
+    expect(lines[2]).toMatch(/KV cache: bf16 \(vllm: kv-cache-dtype auto/);
+    expect(lines[3]).toMatch(/^ {2}prefill: .* bound by compute/);
+    expect(lines[4]).toMatch(/^ {2}decode: 8 seq .* bound by /);
+    const kv = async (args: string[]) =>
+      JSON.parse((await cli(['--format', 'json', ...args], one)).stdout)[0].prediction
+        .kvCapacityTokens as number;
+    const bf16 = await kv([]);
+    const fp8 = await kv(['--kv-cache-dtype', 'fp8']);
+    expect(fp8 / bf16).toBeCloseTo(2, 2);
+    const json = JSON.parse((await cli(['--format', 'json', '--explain'], one)).stdout);
+    expect(json[0].explain.memory[0]).toMatchObject({ kvPrecision: 'bf16', fractionOf: 'total' });
+  });
 });

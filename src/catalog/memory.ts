@@ -171,6 +171,13 @@ export interface MemoryPlanOptions {
   gpuMemoryUtilization: number;
   /** Non-weight, non-KV memory per rank, GiB; default DEFAULT_RESERVE_GIB. */
   reserveGiB?: number;
+  /**
+   * What the utilization is a fraction of. total (default; vLLM's gpu-memory-utilization, SGLang's
+   * mem-fraction-static): the budget is that share of the GPU's memory, weights and reserve inside it. free
+   * (TensorRT-LLM's kv_cache_config.free_gpu_memory_fraction): the KV pool is that share of what the weights
+   * and the reserve leave free.
+   */
+  fractionOf?: 'total' | 'free';
 }
 
 export interface MemoryPlan {
@@ -196,9 +203,13 @@ export interface MemoryPlan {
 export function memoryPlan(acc: AcceleratorSpec, m: ModelSpec, opts: MemoryPlanOptions): MemoryPlan {
   const reserveGiB = opts.reserveGiB ?? DEFAULT_RESERVE_GIB;
   if (!(reserveGiB >= 0)) throw new RangeError(`reserveGiB must be >= 0, got ${reserveGiB}`);
-  const budgetBytes = memoryBudgetBytes(acc, opts.gpuMemoryUtilization);
   const weights = weightBytesPerRank(m, opts.precision, opts.par);
   const reserveBytes = reserveGiB * GIB;
+  const total = memoryBudgetBytes(acc, 1);
+  const budgetBytes =
+    opts.fractionOf === 'free'
+      ? weights + reserveBytes + opts.gpuMemoryUtilization * (total - weights - reserveBytes)
+      : memoryBudgetBytes(acc, opts.gpuMemoryUtilization);
   const kvBytesPerRank = budgetBytes - weights - reserveBytes;
   const perToken = kvBytesPerTokenPerRank(m, opts.kvPrecision, opts.par);
   // A model without KV layers (pure linear attention) is bounded by its per-sequence state, not by tokens.

@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { KvCacheDtype } from '../sim/engine/engine-profile.ts';
+import { explainOutcome, formatExplain } from '../sim/engine/explain.ts';
 import { formatOutcome, predictRows } from '../sim/engine/rows.ts';
 import { parseIntArg, reportError } from './common.ts';
 import type { CliIO } from './io.ts';
@@ -15,6 +17,10 @@ interface PredictFlags {
   seed?: number;
   asMeasured?: boolean;
   numPrompts?: number;
+  exact?: boolean;
+  fast?: boolean;
+  explain?: boolean;
+  kvCacheDtype?: KvCacheDtype;
 }
 
 function parseFraction(value: string): number {
@@ -76,6 +82,27 @@ export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: numb
       '--as-measured',
       'predict what infx bench measures (N requests from an idle engine, the whole window) instead of the steady state',
     )
+    .addOption(
+      new Option(
+        '--exact',
+        'the full co-simulation (every sequence, every step) instead of the fast engine, which gives the same results',
+      ).conflicts('fast'),
+    )
+    .option(
+      '--fast',
+      'speculative-decoding rows: one shared acceptance sequence instead of a draw per sequence (faster; ' +
+        "within the full co-simulation's seed-to-seed spread, not identical to it)",
+    )
+    .addOption(
+      new Option(
+        '--kv-cache-dtype <dtype>',
+        "KV-cache dtype for every row (default auto: the framework's rule for the row's precision)",
+      ).choices(['auto', 'bf16', 'fp8']),
+    )
+    .option(
+      '--explain',
+      'after each point: memory split per engine (weights, reserve, KV pool), KV dtype and capacity, and what binds prefill and decode',
+    )
     .option(
       '--num-prompts <n>',
       'with --as-measured: requests per point (default 10 x concurrency)',
@@ -89,19 +116,32 @@ export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: numb
           setExit(1);
           return;
         }
-        const outcomes = predictRows(input.doc, {
+        const setupOpts = {
           gpuMemoryUtilization: flags.gpuMemoryUtilization,
+          ...(flags.kvCacheDtype !== undefined ? { kvCacheDtype: flags.kvCacheDtype } : {}),
+        };
+        const outcomes = predictRows(input.doc, {
+          ...setupOpts,
           draftTokens: flags.draftTokens,
           acceptanceLength: flags.acceptanceLength,
           rangeRatio: flags.rangeRatio,
           seed: flags.seed,
           ...(flags.asMeasured ? { method: 'as-measured' as const } : {}),
           ...(flags.numPrompts !== undefined ? { numPrompts: flags.numPrompts } : {}),
+          ...(flags.exact ? { engine: 'exact' as const } : flags.fast ? { engine: 'fast' as const } : {}),
         });
         if (outcomes.length === 0) io.stderr('note: the input holds no matrix rows\n');
-        if (flags.format === 'json') io.stdout(`${JSON.stringify(outcomes, null, 2)}\n`);
-        for (const o of outcomes) {
+        const explained = outcomes.map((o) =>
+          flags.explain ? explainOutcome(input.doc, o, setupOpts) : null,
+        );
+        if (flags.format === 'json') {
+          const out = flags.explain ? outcomes.map((o, i) => ({ ...o, explain: explained[i] })) : outcomes;
+          io.stdout(`${JSON.stringify(out, null, 2)}\n`);
+        }
+        for (const [i, o] of outcomes.entries()) {
           if (flags.format === 'text' && o.status !== 'error') io.stdout(`${formatOutcome(o)}\n`);
+          const e = explained[i];
+          if (flags.format === 'text' && e) io.stdout(`${formatExplain(e).join('\n')}\n`);
           if (o.status === 'error') io.stderr(`error: ${formatOutcome(o).replace(/: error: /, ': ')}\n`);
         }
         if (outcomes.some((o) => o.status === 'error')) setExit(1);

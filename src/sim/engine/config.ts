@@ -27,6 +27,8 @@ export interface SimSetup {
   gpuMemoryUtilization?: number;
   /** Non-weight, non-KV memory per rank (catalog default when absent). */
   reserveGiB?: number;
+  /** What gpuMemoryUtilization is a fraction of (catalog memoryPlan): total (default) or free. */
+  memoryFractionOf?: 'total' | 'free';
   /** Default 256 (vLLM). */
   maxNumSeqs?: number;
   /** Default 8192 (vLLM V1 online serving). */
@@ -112,6 +114,7 @@ export function resolveSim(setup: SimSetup): ResolvedSim {
     par,
     gpuMemoryUtilization,
     ...(setup.reserveGiB !== undefined ? { reserveGiB: setup.reserveGiB } : {}),
+    ...(setup.memoryFractionOf ? { fractionOf: setup.memoryFractionOf } : {}),
   });
   const kvBlocks = Math.floor(Math.min(plan.kvTokens, 2 ** 31) / BLOCK_SIZE);
   if (kvBlocks < 1) {

@@ -1,9 +1,11 @@
 import { kvBytesPerToken } from '../../catalog/memory.ts';
 import type { PoolRoute, PoolRouter } from '../../schema/router.ts';
-import { createSimEngine, type ResolvedSim, type SimSetup } from './config.ts';
-import { type SimEngine, SimRequestError } from './engine.ts';
+import { type ResolvedSim, resolveSim, type SimSetup } from './config.ts';
+import { SimEngine, SimRequestError } from './engine.ts';
+import { type EngineChoice, fastEngineFor, useFastEngine } from './fast-engine.ts';
+import { MinHeap } from './heap.ts';
 import { PacedEngines } from './paced-engines.ts';
-import type { EngineGauges, EngineHooks, SimRequest } from './types.ts';
+import type { EngineGauges, EngineHooks, SimRequest, StepEngine } from './types.ts';
 
 /**
  * A disaggregated point: separate prefill and decode worker pools behind one endpoint, as P/D serving
@@ -36,13 +38,29 @@ interface Pending {
   landsMs: number;
 }
 
+/** Builds one worker: the full engine, or the fast one where `choice` picks it (fast-engine.ts). */
+function worker(
+  setup: SimSetup,
+  hooks: EngineHooks,
+  choice: EngineChoice,
+): { engine: StepEngine; resolved: ResolvedSim } {
+  const resolved = resolveSim(setup);
+  const o = resolved.engineOptions;
+  const engine = useFastEngine(choice, o) ? fastEngineFor(choice, o, hooks) : new SimEngine(o, hooks);
+  return { engine, resolved };
+}
+
 export class DisaggCluster extends PacedEngines {
-  readonly prefill: SimEngine[] = [];
-  readonly decode: SimEngine[] = [];
+  readonly prefill: StepEngine[] = [];
+  readonly decode: StepEngine[] = [];
   readonly prefillResolved: ResolvedSim;
   readonly decodeResolved: ResolvedSim;
   readonly gpus: number;
-  private readonly transfers: Pending[] = [];
+  /** KV transfers in flight (virtual-time co-simulation), earliest landing first, ties in send order. */
+  private readonly transfers = new MinHeap<Pending>();
+  private readonly inTransfer = new Set<string>();
+  private sent = 0;
+  private all: StepEngine[] = [];
   private readonly requests = new Map<string, SimRequest>();
   private readonly routes = new Map<string, PoolRoute | null>();
 
@@ -51,39 +69,49 @@ export class DisaggCluster extends PacedEngines {
     public hooks: EngineHooks = {},
     /** The router code for each pool (src/router, handed in); without one, the least-loaded worker. */
     private readonly routers: { prefill?: PoolRouter; decode?: PoolRouter } = {},
+    /** Prediction: workers on the fast engine where this picks it (no per-token hooks); default exact. */
+    choice: EngineChoice = 'exact',
   ) {
     super();
     let pre: ResolvedSim | null = null;
     for (let i = 0; i < setup.prefill.workers; i++) {
-      const { engine, resolved } = createSimEngine(setup.prefill.setup, {
-        onFinish: (id, info) => {
-          this.routers.prefill?.firstToken(id);
-          this.routers.prefill?.done(id);
-          if (info.reason !== 'abort') this.prefilled(id, info.finishMs, info.promptTokens);
+      const { engine, resolved } = worker(
+        setup.prefill.setup,
+        {
+          onFinish: (id, info) => {
+            this.routers.prefill?.firstToken(id);
+            this.routers.prefill?.done(id);
+            if (info.reason !== 'abort') this.prefilled(id, info.finishMs, info.promptTokens);
+          },
         },
-      });
+        choice,
+      );
       this.prefill.push(engine);
       pre = resolved;
     }
     let dec: ResolvedSim | null = null;
     for (let i = 0; i < setup.decode.workers; i++) {
-      const { engine, resolved } = createSimEngine(setup.decode.setup, {
-        // The decode worker's token k is the request's token k + 1 (the prefill worker made the first).
-        onToken: (id, total, t) => {
-          this.routers.decode?.firstToken(id);
-          this.hooks.onToken?.(id, total + 1, t);
+      const { engine, resolved } = worker(
+        setup.decode.setup,
+        {
+          // The decode worker's token k is the request's token k + 1 (the prefill worker made the first).
+          onToken: (id, total, t) => {
+            this.routers.decode?.firstToken(id);
+            this.hooks.onToken?.(id, total + 1, t);
+          },
+          onFinish: (id, info) => {
+            this.routers.decode?.done(id);
+            this.requests.delete(id);
+            this.routes.delete(id);
+            this.hooks.onFinish?.(id, {
+              ...info,
+              promptTokens: info.promptTokens - 1,
+              outputTokens: info.outputTokens + 1,
+            });
+          },
         },
-        onFinish: (id, info) => {
-          this.routers.decode?.done(id);
-          this.requests.delete(id);
-          this.routes.delete(id);
-          this.hooks.onFinish?.(id, {
-            ...info,
-            promptTokens: info.promptTokens - 1,
-            outputTokens: info.outputTokens + 1,
-          });
-        },
-      });
+        choice,
+      );
       this.decode.push(engine);
       dec = resolved;
     }
@@ -92,21 +120,27 @@ export class DisaggCluster extends PacedEngines {
     this.prefillResolved = pre;
     this.decodeResolved = dec;
     this.gpus = setup.prefill.workers * pre.gpus + setup.decode.workers * dec.gpus;
+    this.all = [...this.prefill, ...this.decode];
+    this.room = Math.min(...this.decode.map((e) => e.capacityTokens));
+    this.kvBytesPerToken = kvBytesPerToken(pre.model, pre.kvPrecision);
+    // Every rank of the prefill worker sends its shard over its own NIC, up to the narrower side's count.
+    const links = Math.min(pre.gpus, dec.gpus);
+    this.bytesPerMs = links * pre.accelerator.scaleOutGBs * 1e6 * KV_TRANSFER_EFFICIENCY;
   }
+
+  /** The smallest decode worker's KV cache, tokens. */
+  private readonly room: number;
+  private readonly kvBytesPerToken: number;
+  private readonly bytesPerMs: number;
 
   /** Time to move a prompt's KV from a prefill worker to a decode worker, ms. */
   transferMs(promptTokens: number): number {
-    const p = this.prefillResolved;
-    const bytes = kvBytesPerToken(p.model, p.kvPrecision) * promptTokens;
-    // Every rank of the prefill worker sends its shard over its own NIC, up to the narrower side's count.
-    const links = Math.min(p.gpus, this.decodeResolved.gpus);
-    const bytesPerMs = links * p.accelerator.scaleOutGBs * 1e6 * KV_TRANSFER_EFFICIENCY;
-    return KV_TRANSFER_LATENCY_MS + bytes / bytesPerMs;
+    return KV_TRANSFER_LATENCY_MS + (this.kvBytesPerToken * promptTokens) / this.bytesPerMs;
   }
 
   /** Queues a request and returns its arrival; `atMs` moves an idle prefill worker's clock to the arrival. */
   submit(req: SimRequest, atMs?: number, route: PoolRoute | null = null): number {
-    const room = Math.min(...this.decode.map((e) => e.capacityTokens));
+    const room = this.room;
     if (req.promptTokens + req.maxTokens + 1 > room)
       throw new SimRequestError(
         `prompt (${req.promptTokens}) + max tokens (${req.maxTokens}) exceeds a decode worker's KV cache of ${room} tokens`,
@@ -123,14 +157,13 @@ export class DisaggCluster extends PacedEngines {
   abort(id: string): boolean {
     const known = this.requests.delete(id);
     this.routes.delete(id);
-    for (const e of [...this.prefill, ...this.decode]) e.abort(id);
-    const i = this.transfers.findIndex((t) => t.req.id === id);
-    if (i >= 0) this.transfers.splice(i, 1);
+    for (const e of this.all) e.abort(id);
+    this.inTransfer.delete(id);
     return known;
   }
 
   hasWork(): boolean {
-    return this.transfers.length > 0 || [...this.prefill, ...this.decode].some((e) => e.hasWork());
+    return this.inTransfer.size > 0 || this.all.some((e) => e.hasWork());
   }
 
   /** Sums over the workers (KV usage: the decode pool's, where the KV of running requests lives). */
@@ -140,7 +173,7 @@ export class DisaggCluster extends PacedEngines {
     const sum = (gs: EngineGauges[], f: (g: EngineGauges) => number) => gs.reduce((a, g) => a + f(g), 0);
     return {
       ...sumGauges([...pre, ...dec], dec),
-      waiting: sum([...pre, ...dec], (g) => g.waiting) + this.transfers.length,
+      waiting: sum([...pre, ...dec], (g) => g.waiting) + this.inTransfer.size,
       promptTokensTotal: sum(pre, (g) => g.promptTokensTotal),
       // Prefill workers generate exactly the first tokens, decode workers the rest.
       requestsFinishedTotal: sum(dec, (g) => g.requestsFinishedTotal),
@@ -154,8 +187,8 @@ export class DisaggCluster extends PacedEngines {
     return n;
   }
 
-  protected workers(): readonly SimEngine[] {
-    return [...this.prefill, ...this.decode];
+  protected workers(): readonly StepEngine[] {
+    return this.all;
   }
 
   private prefilled(id: string, atMs: number, promptTokens: number): void {
@@ -163,7 +196,10 @@ export class DisaggCluster extends PacedEngines {
     if (!req) return;
     const landsMs = atMs + this.transferMs(promptTokens);
     if (this.pacer) this.pacer.schedule(landsMs, (t) => this.land(req, t));
-    else this.transfers.push({ req, landsMs });
+    else {
+      this.transfers.push(landsMs, this.sent++, { req, landsMs });
+      this.inTransfer.add(id);
+    }
   }
 
   /** The KV is on a decode worker: the client gets the first token, decode takes over. */
@@ -202,16 +238,15 @@ export class DisaggCluster extends PacedEngines {
 
   /** One event, the earliest: a worker's next step, or a KV arrival. False when idle. */
   private nextEvent(): boolean {
-    let engine: SimEngine | null = null;
-    for (const e of [...this.prefill, ...this.decode])
-      if (e.hasWork() && (engine === null || e.nowMs < engine.nowMs)) engine = e;
-    let first = -1;
-    this.transfers.forEach((t, i) => {
-      if (first < 0 || t.landsMs < this.transfers[first]!.landsMs) first = i;
-    });
-    if (first >= 0 && (engine === null || this.transfers[first]!.landsMs <= engine.nowMs)) {
-      const [t] = this.transfers.splice(first, 1);
-      this.land(t!.req, t!.landsMs);
+    let engine: StepEngine | null = null;
+    for (const e of this.all) if (e.hasWork() && (engine === null || e.nowMs < engine.nowMs)) engine = e;
+    while (this.transfers.size > 0 && !this.inTransfer.has(this.transfers.top()!.req.id))
+      this.transfers.pop();
+    const t = this.transfers.top();
+    if (t && (engine === null || t.landsMs <= engine.nowMs)) {
+      this.transfers.pop();
+      this.inTransfer.delete(t.req.id);
+      this.land(t.req, t.landsMs);
       return true;
     }
     if (engine === null) return false;
@@ -221,25 +256,25 @@ export class DisaggCluster extends PacedEngines {
 }
 
 /** The worker the pool's router picks, or the least-loaded one without a router. */
-function pick(
-  engines: readonly SimEngine[],
+function pick<E extends StepEngine>(
+  engines: readonly E[],
   router: PoolRouter | undefined,
   id: string,
   route: PoolRoute | null,
-): SimEngine {
+): E {
   if (!router) return leastLoaded(engines);
-  return engines[router.pick(id, route)] ?? (engines[0] as SimEngine);
+  return engines[router.pick(id, route)] ?? (engines[0] as E);
 }
 
 /** The engine with the fewest requests running and waiting (the first of a tie). */
-export function leastLoaded(engines: readonly SimEngine[]): SimEngine {
+export function leastLoaded<E extends StepEngine>(engines: readonly E[]): E {
   let best = engines[0]!;
   let load = Number.POSITIVE_INFINITY;
   for (const e of engines) {
-    const g = e.gauges();
-    if (g.running + g.waiting < load) {
+    const l = e.load;
+    if (l < load) {
       best = e;
-      load = g.running + g.waiting;
+      load = l;
     }
   }
   return best;

@@ -12,6 +12,7 @@ import {
   type FinishReason,
   type SimRequest,
   SimRequestError,
+  type StepEngine,
   type StepInfo,
 } from './types.ts';
 
@@ -41,7 +42,7 @@ export { SimRequestError } from './types.ts';
  * (`runRealtime({ timeScale })`, pacer.ts); or split a step with `beginStep()` / `commitStep()` yourself.
  */
 
-export class SimEngine implements Paced {
+export class SimEngine implements Paced, StepEngine {
   readonly blockSize = BLOCK_SIZE;
   readonly maxNumSeqs: number;
   readonly maxNumBatchedTokens: number;
@@ -101,6 +102,11 @@ export class SimEngine implements Paced {
     return this.pool.usage();
   }
 
+  /** Requests running plus waiting (what least-loaded routing compares). */
+  get load(): number {
+    return this.running.length + this.waiting.length;
+  }
+
   /** Largest prompt + output a single request may need (the whole KV cache). */
   get capacityTokens(): number {
     return this.pool.numBlocks * BLOCK_SIZE - this.draftTokens;
@@ -145,9 +151,11 @@ export class SimEngine implements Paced {
     const seq = new Seq(req, Math.max(1, stop), arrival);
     this.byId.set(req.id, seq);
     this.waiting.push(seq);
-    const w = this.wakers;
-    this.wakers = [];
-    for (const f of w) f();
+    if (this.wakers.length > 0) {
+      const w = this.wakers;
+      this.wakers = [];
+      for (const f of w) f();
+    }
     return arrival;
   }
 

@@ -1,5 +1,5 @@
-import type { SimEngine } from './engine.ts';
 import { type Paced, Pacer, type PacerOptions } from './pacer.ts';
+import type { StepEngine } from './types.ts';
 
 /**
  * Several engines paced on one clock (pacer.ts) behind one endpoint: what an aggregated pool and a
@@ -10,13 +10,15 @@ export abstract class PacedEngines implements Paced {
   private wakers: (() => void)[] = [];
 
   /** Every engine of the pool, in a fixed order. */
-  protected abstract workers(): readonly SimEngine[];
+  protected abstract workers(): readonly StepEngine[];
 
   /** Tells a pacer waiting for work that some arrived. */
   protected wake(): void {
-    const w = this.wakers;
-    this.wakers = [];
-    for (const f of w) f();
+    if (this.wakers.length > 0) {
+      const w = this.wakers;
+      this.wakers = [];
+      for (const f of w) f();
+    }
   }
 
   /** Paces every engine on one clock; timed events (a KV transfer) go through `this.pacer`. */

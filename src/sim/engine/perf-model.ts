@@ -120,6 +120,14 @@ export interface BatchEntry {
   context: number;
 }
 
+/** A batch's sums over its entries (see PerfModel.breakdown). */
+export interface BatchTotals {
+  tokens: number;
+  pairs: number;
+  kvTokens: number;
+  seqs: number;
+}
+
 export interface StepBreakdown {
   computeMs: number;
   memoryMs: number;
@@ -229,9 +237,52 @@ export class PerfModel {
       pairs += n * Math.min(full, topK);
       kvTokens += Math.min(e.context + n, topK * n);
     }
-    const seqs = entries.length;
-    if (seqs === 0)
-      return { computeMs: 0, memoryMs: 0, commMs: 0, floorMs: 0, draftMs: 0, overheadMs: 0, totalMs: 0 };
+    return this.breakdownTotals({ tokens, pairs, kvTokens, seqs: entries.length }, draftSeqs);
+  }
+
+  /** Past tokens one query reads (sparse attention's top-k), +Infinity for dense attention. */
+  get attentionTopK(): number {
+    return this.topK;
+  }
+
+  /** Step time from a batch's totals (what the fast engine keeps instead of the entries); no allocation. */
+  stepTimeTotals(totals: BatchTotals, draftSeqs = 0): number {
+    return this.compute(totals.tokens, totals.pairs, totals.kvTokens, totals.seqs, draftSeqs);
+  }
+
+  /**
+   * The breakdown of a batch given by its totals: new tokens, (query, attended token) pairs, KV tokens read
+   * and sequences — the sums `breakdown` takes over the entries (integers, so any order gives the same).
+   */
+  breakdownTotals(totals: BatchTotals, draftSeqs = 0): StepBreakdown {
+    this.compute(totals.tokens, totals.pairs, totals.kvTokens, totals.seqs, draftSeqs);
+    return { ...this.parts };
+  }
+
+  /** The last computed step's parts (compute() fills it, breakdownTotals() copies it). */
+  private readonly parts: StepBreakdown = {
+    computeMs: 0,
+    memoryMs: 0,
+    commMs: 0,
+    floorMs: 0,
+    draftMs: 0,
+    overheadMs: 0,
+    totalMs: 0,
+  };
+
+  private compute(tokens: number, pairs: number, kvTokens: number, seqs: number, draftSeqs: number): number {
+    const out = this.parts;
+    if (seqs === 0) {
+      out.computeMs =
+        out.memoryMs =
+        out.commMs =
+        out.floorMs =
+        out.draftMs =
+        out.overheadMs =
+        out.totalMs =
+          0;
+      return 0;
+    }
     const computeS =
       (2 * this.activeParams * tokens) / this.tp / this.gemmRate +
       (this.attnFlopsPerPair * pairs) / this.tp / this.attnRate;
@@ -250,15 +301,14 @@ export class PerfModel {
     }
     // With DP-attention every rank runs its own share of the sequences in parallel.
     const overheadMs = STEP_OVERHEAD_MS + (Math.ceil(seqs / this.dpA) * PER_SEQ_OVERHEAD_US) / 1000;
-    return {
-      computeMs: computeS * 1000,
-      memoryMs: memoryS * 1000,
-      commMs,
-      floorMs: this.floorMs,
-      draftMs,
-      overheadMs,
-      totalMs: coreMs + draftMs + overheadMs,
-    };
+    out.computeMs = computeS * 1000;
+    out.memoryMs = memoryS * 1000;
+    out.commMs = commMs;
+    out.floorMs = this.floorMs;
+    out.draftMs = draftMs;
+    out.overheadMs = overheadMs;
+    out.totalMs = coreMs + draftMs + overheadMs;
+    return out.totalMs;
   }
 
   /**

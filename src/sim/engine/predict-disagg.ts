@@ -1,5 +1,6 @@
 import { closedLoop } from './closed-loop.ts';
 import { DisaggCluster, type DisaggSetup } from './disagg.ts';
+import type { EngineChoice } from './fast-engine.ts';
 import { latencyStats, PredictError, type PredictMethod, type PredictResult } from './predict.ts';
 
 /**
@@ -17,15 +18,17 @@ export function predictDisagg(
     method?: PredictMethod;
     numPrompts?: number;
     requests?: readonly { promptTokens: number; outputTokens: number }[];
+    /** The steady method's engine per worker (predict.ts); as measured always the full one. */
+    engine?: EngineChoice;
   },
 ): PredictResult {
-  const cluster = new DisaggCluster(setup);
+  const asMeasured = w.method === 'as-measured';
+  const cluster = new DisaggCluster(setup, {}, {}, asMeasured ? 'exact' : (w.engine ?? 'auto'));
   const room = Math.min(...cluster.decode.map((e) => e.capacityTokens));
   if (w.isl + w.osl + 1 > room)
     throw new PredictError(
       `one request of ${w.isl}+${w.osl} tokens exceeds a decode worker's KV cache (${room} tokens)`,
     );
-  const asMeasured = w.method === 'as-measured';
   const measured = asMeasured
     ? (w.requests?.length ?? w.numPrompts ?? 10 * w.concurrency)
     : Math.max(16, 2 * w.concurrency);

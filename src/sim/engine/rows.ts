@@ -4,6 +4,8 @@ import { PRECISIONS, type Precision } from '../../schema/catalog.ts';
 import { InfxError } from '../../schema/errors.ts';
 import { isAggregate, type RowSetup } from './aggregate.ts';
 import { type SimSetup, SimSetupError } from './config.ts';
+import { frameworkProfile, type KvCacheDtype } from './engine-profile.ts';
+import type { EngineChoice } from './fast-engine.ts';
 import { PredictError, type PredictMethod, type PredictResult, predictPoint } from './predict.ts';
 import { predictDisagg } from './predict-disagg.ts';
 import { predictReplicas } from './predict-replicas.ts';
@@ -22,6 +24,8 @@ export interface PredictRowsOptions extends RowSetupOptions {
   method?: PredictMethod;
   /** As measured: requests per point (default 10 × concurrency). */
   numPrompts?: number;
+  /** The steady method's engine (predict.ts): auto (default), fast or exact. */
+  engine?: EngineChoice;
 }
 
 export const DEFAULT_DRAFT_TOKENS = 3;
@@ -40,9 +44,11 @@ export const SPEC_AL: Readonly<Record<string, number>> = Object.fromEntries(
 );
 export const DEFAULT_AL = 2.5;
 
-/** What a row does not say about the engine: memory budget and speculative-decoding shape. */
+/** What a row does not say about the engine: memory budget, KV dtype and speculative-decoding shape. */
 export interface RowSetupOptions {
   gpuMemoryUtilization?: number;
+  /** auto (default): the framework's rule for the row's precision (engine-profile.ts). */
+  kvCacheDtype?: KvCacheDtype;
   draftTokens?: number;
   acceptanceLength?: number;
 }
@@ -161,11 +167,19 @@ export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row'): R
   } else if (method !== 'none') {
     throw new RowsError(`${where}: unknown spec-decoding '${method}'`);
   }
+  const profile = frameworkProfile(
+    str(r, 'framework'),
+    precision as Precision,
+    str(r, 'model'),
+    opts.kvCacheDtype,
+  );
   const engine = (p: Row, name: string): SimSetup => ({
     ...agenticCache(r, where),
     model: rowModel(r),
     hardware: str(p, 'hardware') || str(r, 'runner'),
     precision: precision as Precision,
+    kvPrecision: profile.kvPrecision,
+    memoryFractionOf: profile.memoryFractionOf,
     tp: requireInt(p, 'tp', name),
     pp: requireInt(p, 'pp', name, 1),
     ep: requireInt(p, 'ep', name, 1),
@@ -217,6 +231,7 @@ function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): P
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
     ...(opts.method !== undefined ? { method: opts.method } : {}),
     ...(opts.numPrompts !== undefined ? { numPrompts: opts.numPrompts } : {}),
+    ...(opts.engine !== undefined ? { engine: opts.engine } : {}),
   };
   const seed = opts.seed !== undefined ? { workloadSeed: opts.seed } : {};
   const prediction =

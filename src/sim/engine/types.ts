@@ -1,5 +1,5 @@
 import type { HostKvOptions } from './host-tier.ts';
-import type { BatchEntry } from './perf-model.ts';
+import type { BatchEntry, BatchTotals } from './perf-model.ts';
 import type { SpecDecodingConfig } from './spec-decode.ts';
 
 /** The engine's public shapes: requests in, callbacks and gauges out. */
@@ -43,6 +43,10 @@ export interface EngineHooks {
 
 export interface StepTimer {
   stepTimeMs(entries: readonly BatchEntry[], draftSeqs: number): number;
+  /** The same step time from the batch's totals (the fast engine needs it; PerfModel has it). */
+  stepTimeTotals?(totals: BatchTotals, draftSeqs: number): number;
+  /** Past tokens one query reads (sparse attention), +Infinity for dense; with stepTimeTotals. */
+  readonly attentionTopK?: number;
 }
 
 export interface EngineOptions {
@@ -108,4 +112,30 @@ export interface StepInfo {
 
 export class SimRequestError extends Error {
   override name = 'SimRequestError';
+}
+
+/**
+ * What a co-simulation (a prefill/decode cluster, the predictor) needs of an engine: the full-fidelity
+ * SimEngine and the aggregated FastEngine both provide it.
+ */
+export interface StepEngine {
+  readonly nowMs: number;
+  hooks: EngineHooks;
+  readonly capacityTokens: number;
+  readonly kvUsage: number;
+  /** Requests running plus waiting (what least-loaded routing compares). */
+  readonly load: number;
+  hasWork(): boolean;
+  /** Whether the GPU KV cache holds the block of this prefix hash. */
+  holdsBlock(hash: string): boolean;
+  submit(req: SimRequest, atMs?: number): number;
+  abort(id: string): boolean;
+  advanceTo(ms: number): void;
+  step(): StepInfo | null;
+  gauges(): EngineGauges;
+  start(): void;
+  nextDueMs(): number | null;
+  fire(ms: number): void;
+  waitForWork(): Promise<void>;
+  attachClock(clock: (() => number) | null): void;
 }

@@ -1,0 +1,178 @@
+/**
+ * Prediction speed (issue 21): `infx sim predict` over the whole fixture matrix — every row of
+ * `infx matrix full-sweep` over the reference's two master configs (../shared/fixtures/inferencex), one
+ * point per row and concurrency — on the fast engine (the default), with `--fast` (speculative decoding's
+ * acceptance as one shared sequence) and on the full co-simulation (`--exact`), and how far apart they are
+ * per metric.
+ *
+ *   npm run bench:predict                        # fast on every point, exact on every 8th point
+ *   npm run bench:predict -- --exact-every 1     # exact on every point too (minutes on 2 cores)
+ *
+ * Points per second and the fast/exact ratio are measured in this command on the same points; the exact
+ * figure for the whole matrix is extrapolated from its sample unless --exact-every 1. Agreement: |fast /
+ * exact − 1| of throughput per GPU, interactivity, median TTFT and median E2E, max and median, with and
+ * without speculative decoding.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { type PointOutcome, predictRows } from '../src/sim/engine/rows.ts';
+
+const root = resolve(import.meta.dirname ?? '.', '..');
+const repo = existsSync(join(process.cwd(), 'bin/infx.js')) ? process.cwd() : root;
+const fixtures = process.env.INFX_FIXTURES ?? resolve(repo, '../shared/fixtures/inferencex');
+const flag = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const EXACT_EVERY = flag('exact-every', 8);
+/** The issue's targets, printed as ratios (time / target), not asserted. */
+const MATRIX_TARGET_S = 5;
+const POINT_TARGET_MS = 50;
+const AGREEMENT = 0.02;
+
+if (!existsSync(join(fixtures, 'configs/nvidia-master.yaml'))) {
+  console.log(`bench/predict: skipped: reference fixtures not found at ${fixtures} (set INFX_FIXTURES)`);
+  process.exit(0);
+}
+if (!existsSync(join(repo, 'dist/infx.mjs'))) {
+  console.error('bench/predict: infx is not built; run `npm run build` first.');
+  process.exit(1);
+}
+const args = [
+  'matrix',
+  'full-sweep',
+  '--config-files',
+  'configs/amd-master.yaml',
+  'configs/nvidia-master.yaml',
+  '--runner-config',
+  'configs/runners.yaml',
+];
+const gen = spawnSync(process.execPath, [join(repo, 'bin/infx.js'), ...args], {
+  cwd: fixtures,
+  encoding: 'utf8',
+  maxBuffer: 256 * 1024 * 1024,
+});
+if (gen.status !== 0) {
+  console.error(`bench/predict: infx ${args.join(' ')} exited ${gen.status}: ${gen.stderr}`);
+  process.exit(1);
+}
+const rows = JSON.parse(gen.stdout) as Record<string, unknown>[];
+const points: Record<string, unknown>[] = rows.flatMap((r) =>
+  (Array.isArray(r.conc) ? (r.conc as unknown[]) : [r.conc]).map((conc) => ({ ...r, conc })),
+);
+
+type Engine = 'auto' | 'fast' | 'exact';
+function timed(point: Record<string, unknown>, engine: Engine): { o: PointOutcome; ms: number } {
+  const t0 = performance.now();
+  const [o] = predictRows(point, { engine });
+  return { o: o!, ms: performance.now() - t0 };
+}
+
+/** The whole matrix point by point on one engine choice: total, per-point percentiles, the slowest. */
+function wholeMatrix(engine: Engine) {
+  const runs = points.map((p) => timed(p, engine));
+  const ms = runs.reduce((a, f) => a + f.ms, 0);
+  const ok = runs.filter((f) => f.o.status === 'ok');
+  const slowest = runs.reduce((a, f) => (f.ms > a.ms ? f : a), runs[0]!);
+  const sorted = ok.map((f) => f.ms).sort((a, b) => a - b);
+  const pct = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return { runs, ms, ok, slowest, median: pct(0.5), p99: pct(0.99) };
+}
+
+// Warm-up (JIT) on a few points, then the whole matrix: the default (auto), and fast on every row.
+for (const p of points.slice(0, 20)) timed(p, 'fast');
+const auto = wholeMatrix('auto');
+const fastAll = wholeMatrix('fast');
+const predicted = auto.ok;
+
+// The exact co-simulation on every EXACT_EVERY-th point the default predicted, against the default and --fast.
+const metrics = [
+  ['throughput/GPU', (o: PointOutcome & { status: 'ok' }) => o.prediction.throughputPerGpu],
+  ['interactivity', (o: PointOutcome & { status: 'ok' }) => o.prediction.interactivity],
+  ['TTFT median', (o: PointOutcome & { status: 'ok' }) => o.prediction.ttftMs.median],
+  ['E2E median', (o: PointOutcome & { status: 'ok' }) => o.prediction.e2eMs.median],
+] as const;
+const bucketsOf = () => ({
+  none: metrics.map(() => [] as number[]),
+  spec: metrics.map(() => [] as number[]),
+});
+const diffs = { auto: bucketsOf(), fast: bucketsOf() };
+let sampleAutoMs = 0;
+let sampleExactMs = 0;
+let sampled = 0;
+auto.runs.forEach((a, i) => {
+  if (a.o.status !== 'ok' || auto.ok.indexOf(a) % EXACT_EVERY !== 0) return;
+  const f = fastAll.runs[i]!;
+  const e = timed(points[i]!, 'exact');
+  if (e.o.status !== 'ok' || f.o.status !== 'ok') return;
+  sampled++;
+  sampleAutoMs += a.ms;
+  sampleExactMs += e.ms;
+  for (const [which, run] of [
+    ['auto', a],
+    ['fast', f],
+  ] as const) {
+    const bucket = a.o.specDecoding === 'none' ? diffs[which].none : diffs[which].spec;
+    metrics.forEach(([, get], m) => {
+      const x = get(run.o as PointOutcome & { status: 'ok' });
+      const y = get(e.o as PointOutcome & { status: 'ok' });
+      bucket[m]!.push(y === 0 ? (x === 0 ? 0 : 1) : Math.abs(x / y - 1));
+    });
+  }
+});
+
+const fmt = (x: number, d = 1) => x.toFixed(d);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : s[Math.floor((s.length - 1) / 2)]!;
+};
+const exactPerPoint = sampleExactMs / Math.max(1, sampled);
+const exactMatrixS = (exactPerPoint * predicted.length) / 1000;
+console.log(
+  `bench/predict: ${rows.length} rows of infx matrix full-sweep, ${points.length} points, ${predicted.length} predicted ` +
+    `(${points.length - predicted.length} unsupported or infeasible, each reported with its reason)`,
+);
+for (const [name, m] of [
+  ['default (fast engine; spec decoding drawn per sequence, as the full engine)', auto],
+  ['--fast (spec decoding: one shared acceptance sequence)', fastAll],
+] as const) {
+  console.log(
+    `${name}:\n  ${fmt(m.ms / 1000, 2)} s for the whole matrix, ${fmt((points.length / m.ms) * 1000)} points/s; ` +
+      `per point median ${fmt(m.median, 2)} ms, p99 ${fmt(m.p99)} ms, max ${fmt(m.slowest.ms)} ms ` +
+      `(${m.slowest.o.expName} ${m.slowest.o.runner} ${m.slowest.o.specDecoding} conc ${m.slowest.o.conc})`,
+  );
+  console.log(
+    `  whole matrix / ${MATRIX_TARGET_S} s target = ${fmt(m.ms / 1000 / MATRIX_TARGET_S, 2)}; ` +
+      `slowest point / ${POINT_TARGET_MS} ms target = ${fmt(m.slowest.ms / POINT_TARGET_MS, 2)}`,
+  );
+}
+console.log(
+  `exact: sampled on ${sampled} points (every ${EXACT_EVERY}th predicted point${EXACT_EVERY === 1 ? ', i.e. all' : ''}): ` +
+    `${fmt((sampled / sampleExactMs) * 1000)} points/s; whole matrix ≈ ${fmt(exactMatrixS, 0)} s ` +
+    `${EXACT_EVERY === 1 ? '(measured)' : '(extrapolated from the sample)'}`,
+);
+console.log(
+  `speed-up on the sampled points: exact time / default time = ${fmt(sampleExactMs / Math.max(1e-9, sampleAutoMs))}x`,
+);
+for (const [which, label] of [
+  ['auto', 'default'],
+  ['fast', '--fast'],
+] as const) {
+  for (const [name, d] of [
+    ['without spec decoding', diffs[which].none],
+    ['with spec decoding (MTP)', diffs[which].spec],
+  ] as const) {
+    const n = d[0]!.length;
+    if (n === 0) continue;
+    console.log(`agreement |${label}/exact - 1|, ${name} (${n} points):`);
+    metrics.forEach(([metric], m) => {
+      const xs = d[m]!;
+      const within = xs.filter((x) => x <= AGREEMENT).length;
+      console.log(
+        `  ${metric.padEnd(15)} max ${fmt(Math.max(...xs) * 100, 3)} %, median ${fmt(median(xs) * 100, 3)} %, ` +
+          `${within}/${n} within ${AGREEMENT * 100} %`,
+      );
+    });
+  }
+}

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { accelerator, model } from '../../catalog/index.ts';
+import { DEFAULT_RESERVE_GIB, GIB, weightBytesPerRank } from '../../catalog/memory.ts';
+import { resolveSim, type SimSetup } from './config.ts';
+import { frameworkProfile } from './engine-profile.ts';
+import { explainPoint } from './explain.ts';
+import { setupOfRow } from './rows.ts';
+
+/** KV-cache dtype and memory split per framework (issue 21, part 1), and `sim predict --explain`'s figures. */
+
+const row = (framework: string, precision: string, over: Record<string, unknown> = {}) => ({
+  model: 'deepseek-ai/DeepSeek-R1-0528',
+  'model-prefix': 'dsr1',
+  precision,
+  framework,
+  runner: 'b200',
+  isl: 8192,
+  osl: 1024,
+  tp: 8,
+  pp: 1,
+  ep: 1,
+  'dp-attn': false,
+  'spec-decoding': 'none',
+  conc: 64,
+  ...over,
+});
+
+const single = (r: Record<string, unknown>, opts = {}) => setupOfRow(r, opts) as SimSetup;
+
+describe('KV-cache dtype per framework and precision', () => {
+  it('TensorRT-LLM rows keep an FP8 KV cache for FP8 and FP4 weights; vLLM and SGLang only for FP4', () => {
+    const cases: [string, string, string][] = [
+      ['trt', 'fp8', 'fp8'],
+      ['dynamo-trt', 'fp4', 'fp8'],
+      ['vllm', 'fp8', 'bf16'],
+      ['dynamo-vllm', 'fp4', 'fp8'],
+      ['sglang', 'fp8', 'bf16'],
+      ['sglang-disagg', 'fp4', 'fp8'],
+      ['atom', 'fp8', 'bf16'],
+      ['trt', 'bf16', 'bf16'],
+    ];
+    for (const [framework, precision, kv] of cases) {
+      expect(single(row(framework, precision)).kvPrecision, `${framework} ${precision}`).toBe(kv);
+    }
+  });
+
+  it('an -FP8-KV checkpoint and --kv-cache-dtype override the framework rule', () => {
+    const amd = row('vllm', 'fp8', {
+      model: 'amd/Llama-3.1-70B-Instruct-FP8-KV',
+      'model-prefix': 'llama70b',
+    });
+    expect(frameworkProfile('vllm', 'fp8', String(amd.model)).kvPrecision).toBe('fp8');
+    expect(single(row('vllm', 'fp8'), { kvCacheDtype: 'fp8' }).kvPrecision).toBe('fp8');
+    expect(single(row('trt', 'fp8'), { kvCacheDtype: 'bf16' }).kvPrecision).toBe('bf16');
+    expect(frameworkProfile('trt', 'fp8', '', 'bf16').kvReason).toBe('--kv-cache-dtype');
+  });
+});
+
+describe('memory split per framework', () => {
+  const acc = accelerator('b200');
+  const m = model('deepseek-ai/DeepSeek-R1-0528');
+  const weights = weightBytesPerRank(m, 'fp8', { tp: 8, pp: 1, ep: 1, dpAttn: false });
+  const total = acc.memoryGiB * GIB;
+  const reserve = DEFAULT_RESERVE_GIB * GIB;
+
+  it('vLLM and SGLang: the fraction of the whole GPU, weights and reserve inside it', () => {
+    for (const fw of ['vllm', 'sglang']) {
+      const plan = resolveSim(single(row(fw, 'fp8'))).plan;
+      expect(plan.budgetBytes).toBeCloseTo(0.9 * total, 0);
+      expect(plan.kvBytesPerRank).toBeCloseTo(0.9 * total - weights - reserve, 0);
+    }
+  });
+
+  it('TensorRT-LLM: the fraction of what the weights and reserve leave free, with twice the tokens per byte', () => {
+    const trt = resolveSim(single(row('trt', 'fp8'))).plan;
+    const vllm = resolveSim(single(row('vllm', 'fp8'))).plan;
+    expect(trt.kvBytesPerRank).toBeCloseTo(0.9 * (total - weights - reserve), 0);
+    expect(trt.kvBytesPerTokenPerRank * 2).toBe(vllm.kvBytesPerTokenPerRank);
+    expect(trt.kvTokens).toBeGreaterThan(2 * vllm.kvTokens);
+  });
+
+  it('--explain: the split adds up to the budget, and names what binds each phase', () => {
+    const e = explainPoint(row('trt', 'fp8'), 64);
+    const [mem] = e.memory;
+    expect(mem!.weightsGiB + mem!.reserveGiB + mem!.kvPoolGiB).toBeCloseTo(mem!.budgetGiB, 6);
+    expect(mem).toMatchObject({ kvPrecision: 'fp8', fractionOf: 'free', accelerator: 'b200' });
+    const [prefill, decode] = e.phases;
+    expect(prefill).toMatchObject({ phase: 'prefill', newTokensPerSeq: 8192, binding: 'compute' });
+    expect(decode).toMatchObject({
+      phase: 'decode',
+      seqs: 64,
+      binding: 'memory bandwidth',
+      kvLimitedSeqs: null,
+    });
+    // A small KV pool caps the decode batch below the users.
+    const tight = explainPoint(row('vllm', 'fp8', { runner: 'h200' }), 4096);
+    expect(tight.phases[1]!.kvLimitedSeqs).not.toBeNull();
+    expect(tight.phases[1]!.seqs).toBe(tight.phases[1]!.kvLimitedSeqs);
+  });
+
+  it('--explain on a disaggregated row: one memory split per pool, prefill on the prefill pool', () => {
+    const worker = (n: number) => ({ 'num-worker': n, tp: 8, ep: 8, 'dp-attn': true, pp: 1 });
+    const e = explainPoint(row('dynamo-trt', 'fp4', { prefill: worker(2), decode: worker(1) }), 512);
+    expect(e.memory.map((x) => [x.pool, x.workers, x.kvPrecision])).toEqual([
+      ['prefill', 2, 'fp8'],
+      ['decode', 1, 'fp8'],
+    ]);
+    expect(e.phases[1]!.seqs).toBeLessThanOrEqual(512);
+  });
+});

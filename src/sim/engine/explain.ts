@@ -1,0 +1,211 @@
+import { GIB } from '../../catalog/memory.ts';
+import type { Precision } from '../../schema/catalog.ts';
+import { isAggregate } from './aggregate.ts';
+import { resolveSim, type SimSetup } from './config.ts';
+import { frameworkProfile } from './engine-profile.ts';
+import type { StepBreakdown } from './perf-model.ts';
+import { type PointOutcome, type RowSetupOptions, setupOfRow } from './rows.ts';
+
+/**
+ * `sim predict --explain`: for one point, where the memory of each engine goes (budget, weights, reserve, KV
+ * pool, KV capacity, with the KV dtype and memory-fraction rule and why), and what binds each phase — one
+ * prefill chunk and a steady decode batch timed by the roofline, with the largest term named (compute,
+ * memory bandwidth, communication, fixed per-step cost), and whether the KV cache caps the decode batch.
+ */
+
+export interface MemoryExplain {
+  pool: 'engine' | 'prefill' | 'decode';
+  workers: number;
+  accelerator: string;
+  precision: string;
+  kvPrecision: string;
+  kvReason: string;
+  gpuMemoryUtilization: number;
+  fractionOf: 'total' | 'free';
+  fractionReason: string;
+  /** Per rank, GiB. */
+  memoryGiB: number;
+  budgetGiB: number;
+  weightsGiB: number;
+  reserveGiB: number;
+  kvPoolGiB: number;
+  kvBytesPerToken: number;
+  /** Tokens of KV one engine holds. */
+  kvCapacityTokens: number;
+  maxNumSeqs: number;
+  maxNumBatchedTokens: number;
+}
+
+export type Binding = 'compute' | 'memory bandwidth' | 'communication' | 'fixed per-step cost';
+
+export interface PhaseExplain {
+  phase: 'prefill' | 'decode';
+  seqs: number;
+  newTokensPerSeq: number;
+  context: number;
+  breakdown: StepBreakdown;
+  binding: Binding;
+  /** Decode: the batch the KV cache allows, when it is below the users one engine serves. */
+  kvLimitedSeqs: number | null;
+}
+
+export interface PointExplain {
+  memory: MemoryExplain[];
+  phases: PhaseExplain[];
+}
+
+const gib = (b: number) => b / GIB;
+
+function binding(b: StepBreakdown): Binding {
+  const parts: [Binding, number][] = [
+    ['compute', b.computeMs],
+    ['memory bandwidth', b.memoryMs],
+    ['communication', b.commMs],
+    ['fixed per-step cost', b.floorMs + b.overheadMs + b.draftMs],
+  ];
+  return parts.reduce((a, p) => (p[1] > a[1] ? p : a))[0];
+}
+
+/** The explanation of one point: a matrix row at one concurrency (as predictRows reads it). */
+export function explainPoint(
+  row: Record<string, unknown>,
+  conc: number,
+  opts: RowSetupOptions = {},
+): PointExplain {
+  const setup = setupOfRow(row, opts);
+  const isl = row.isl as number;
+  const osl = row.osl as number;
+  const profile = frameworkProfile(
+    String(row.framework ?? ''),
+    row.precision as Precision,
+    String(row.model ?? ''),
+    opts.kvCacheDtype,
+  );
+  const pools: {
+    pool: MemoryExplain['pool'];
+    workers: number;
+    setup: SimSetup;
+    users: number;
+    seqs?: number;
+  }[] =
+    'prefill' in setup
+      ? [
+          { pool: 'prefill', workers: setup.prefill.workers, setup: setup.prefill.setup, users: conc },
+          {
+            pool: 'decode',
+            workers: setup.decode.workers,
+            setup: setup.decode.setup,
+            users: Math.ceil(conc / setup.decode.workers),
+          },
+        ]
+      : isAggregate(setup)
+        ? [
+            {
+              pool: 'engine',
+              workers: setup.replicas,
+              setup: setup.setup,
+              users: Math.ceil(conc / setup.replicas),
+            },
+          ]
+        : // The steady predictor runs max(256, conc) sequences at once (predict.ts).
+          [{ pool: 'engine', workers: 1, setup: { ...setup, maxNumSeqs: Math.max(256, conc) }, users: conc }];
+  const resolved = pools.map((p) => ({ ...p, r: resolveSim(p.setup) }));
+  const memory = resolved.map(({ pool, workers, r }): MemoryExplain => {
+    return {
+      pool,
+      workers,
+      accelerator: r.accelerator.id,
+      precision: r.precision,
+      kvPrecision: r.kvPrecision,
+      kvReason: profile.kvReason,
+      gpuMemoryUtilization: opts.gpuMemoryUtilization ?? 0.9,
+      fractionOf: profile.memoryFractionOf,
+      fractionReason: profile.memoryReason,
+      memoryGiB: r.accelerator.memoryGiB,
+      budgetGiB: gib(r.plan.budgetBytes),
+      weightsGiB: gib(r.plan.weightBytesPerRank),
+      reserveGiB: gib(r.plan.reserveBytes),
+      kvPoolGiB: gib(r.plan.kvBytesPerRank),
+      kvBytesPerToken: r.plan.kvBytesPerTokenPerRank,
+      kvCapacityTokens: r.kvBlocks * 16,
+      maxNumSeqs: r.engineOptions.maxNumSeqs ?? 256,
+      maxNumBatchedTokens: r.engineOptions.maxNumBatchedTokens ?? 8192,
+    };
+  });
+  const pre = resolved[0]!;
+  const dec = resolved[resolved.length - 1]!;
+  const chunk = Math.min(isl, pre.r.engineOptions.maxNumBatchedTokens ?? 8192);
+  const prefill = pre.r.perf.breakdown([{ newTokens: chunk, context: 0 }]);
+  const width = 1 + (dec.r.engineOptions.spec?.draftTokens ?? 0);
+  const context = isl + Math.floor(osl / 2);
+  const fit = Math.floor((dec.r.kvBlocks * 16) / (context + width));
+  const users = Math.min(dec.users, dec.r.engineOptions.maxNumSeqs ?? 256);
+  const seqs = Math.max(1, Math.min(users, fit));
+  const entries = Array.from({ length: seqs }, () => ({ newTokens: width, context }));
+  const decode = dec.r.perf.breakdown(entries, width > 1 ? seqs : 0);
+  return {
+    memory,
+    phases: [
+      {
+        phase: 'prefill',
+        seqs: 1,
+        newTokensPerSeq: chunk,
+        context: 0,
+        breakdown: prefill,
+        binding: binding(prefill),
+        kvLimitedSeqs: null,
+      },
+      {
+        phase: 'decode',
+        seqs,
+        newTokensPerSeq: width,
+        context,
+        breakdown: decode,
+        binding: binding(decode),
+        kvLimitedSeqs: fit < users ? fit : null,
+      },
+    ],
+  };
+}
+
+const f1 = (x: number) => x.toFixed(1);
+const f2 = (x: number) => x.toFixed(2);
+
+/** Indented lines for a terminal, under the point's own line. */
+export function formatExplain(e: PointExplain): string[] {
+  const out: string[] = [];
+  for (const m of e.memory) {
+    const who =
+      m.pool === 'engine' ? `engine${m.workers > 1 ? ` ×${m.workers}` : ''}` : `${m.pool} ×${m.workers}`;
+    out.push(
+      `  memory (${who}, ${m.accelerator}, per rank): ${f1(m.memoryGiB)} GiB; budget ${f1(m.budgetGiB)} GiB ` +
+        `(${m.gpuMemoryUtilization} of ${m.fractionOf === 'free' ? 'the memory free after weights' : 'the GPU'}: ` +
+        `${m.fractionReason}) = weights ${f1(m.weightsGiB)} + reserve ${f1(m.reserveGiB)} + KV ${f1(m.kvPoolGiB)}`,
+    );
+    out.push(
+      `  KV cache: ${m.kvPrecision} (${m.kvReason}), ${m.kvBytesPerToken} B/token/rank, ` +
+        `${m.kvCapacityTokens} tokens per engine; max ${m.maxNumSeqs} seqs, ${m.maxNumBatchedTokens} batched tokens`,
+    );
+  }
+  for (const p of e.phases) {
+    const b = p.breakdown;
+    out.push(
+      `  ${p.phase}: ${p.seqs} seq × ${p.newTokensPerSeq} tokens at context ${p.context}: ${f2(b.totalMs)} ms/step ` +
+        `(compute ${f2(b.computeMs)}, memory ${f2(b.memoryMs)}, comm ${f2(b.commMs)}, ` +
+        `fixed ${f2(b.floorMs + b.overheadMs + b.draftMs)}) — bound by ${p.binding}` +
+        (p.kvLimitedSeqs !== null ? `; the KV cache caps the batch at ${p.kvLimitedSeqs} seqs` : ''),
+    );
+  }
+  return out;
+}
+
+/** The explanation of a predicted outcome of `predictRows(doc)`; null for points not predicted. */
+export function explainOutcome(
+  doc: unknown,
+  o: PointOutcome,
+  opts: RowSetupOptions = {},
+): PointExplain | null {
+  if (o.status !== 'ok' || o.conc === null) return null;
+  const rows = Array.isArray(doc) ? doc : [doc];
+  return explainPoint(rows[o.row] as Record<string, unknown>, o.conc, opts);
+}

@@ -1,0 +1,251 @@
+import { blocksOf, CapTracker, DECODE, DONE, FSeq, PREFILL } from './fast-seq.ts';
+import { MinHeap } from './heap.ts';
+import { BLOCK_SIZE } from './kv-cache.ts';
+import type { BatchTotals } from './perf-model.ts';
+import { Prng } from './prng.ts';
+import { AcceptanceSampler } from './spec-decode.ts';
+import {
+  type EngineGauges,
+  type EngineHooks,
+  type EngineOptions,
+  type FinishReason,
+  type SimRequest,
+  SimRequestError,
+  type StepEngine,
+  type StepInfo,
+} from './types.ts';
+
+export function fastEngineSupports(opts: EngineOptions): boolean {
+  const width = 1 + (opts.spec?.draftTokens ?? 0);
+  return (
+    !opts.prefixCaching &&
+    !opts.hostKv &&
+    opts.chunkedPrefill !== false &&
+    typeof opts.timer.stepTimeTotals === 'function' &&
+    (opts.maxNumSeqs ?? 256) * width < (opts.maxNumBatchedTokens ?? 8192)
+  );
+}
+
+/**
+ * The fast engine's state and its engine interface (submit, abort, gauges, pacing); the scheduling
+ * itself is FastScheduler (fast-scheduler.ts), event skipping FastEngine (fast-engine.ts).
+ */
+export abstract class FastBase implements StepEngine {
+  readonly maxNumSeqs: number;
+  readonly maxNumBatchedTokens: number;
+  protected readonly numBlocks: number;
+  protected free: number;
+  /** Tokens a decode feeds per step (1 + draft tokens). */
+  protected readonly width: number;
+  protected readonly al: number;
+  protected readonly topK: number;
+  protected readonly waiting: FSeq[] = [];
+  protected waitHead = 0;
+  protected prefills: FSeq[] = [];
+  /** Decodes in running order; entries no longer decoding are skipped (compacted now and then). */
+  protected decs: FSeq[] = [];
+  protected alive = 0;
+  protected fresh: FSeq[] = [];
+  /** Steady decodes per residue class of (base + width) mod 16. */
+  protected readonly cls = new Float64Array(BLOCK_SIZE);
+  protected readonly finishes = new MinHeap<FSeq>();
+  protected readonly capP: CapTracker;
+  protected readonly capK: CapTracker;
+  /** Token clock, and its value when the steady decodes' blocks were last grown. */
+  protected T = 0;
+  protected tRes = 0;
+  protected decodeSteps = 0;
+  protected ordNext = 0;
+  protected readonly byId = new Map<string, FSeq>();
+  protected pending: { info: StepInfo; decodes: number; batch: FSeq[] } | null = null;
+  protected clock: (() => number) | null = null;
+  protected wakers: (() => void)[] = [];
+  protected now = 0;
+  protected readonly stats = { preemptions: 0, prompt: 0, generation: 0, finished: 0, steps: 0 };
+
+  constructor(
+    protected readonly opts: EngineOptions,
+    public hooks: EngineHooks = {},
+    /** Requests arrive only from onFinish callbacks (a closed loop on this engine alone). */
+    protected readonly closed = false,
+    /**
+     * Speculative decoding: each (every decode draws its acceptance in running order from the seeded stream,
+     * as engine.ts: the same results, O(decodes) per step) or shared (one acceptance sequence for all).
+     */
+    draws: 'each' | 'shared' = 'each',
+  ) {
+    if (!fastEngineSupports(opts)) throw new RangeError('the fast engine does not support this setup');
+    this.numBlocks = opts.kvBlocks;
+    this.free = opts.kvBlocks;
+    this.maxNumSeqs = opts.maxNumSeqs ?? 256;
+    this.maxNumBatchedTokens = opts.maxNumBatchedTokens ?? 8192;
+    this.width = 1 + (opts.spec?.draftTokens ?? 0);
+    this.al = opts.spec?.acceptanceLength ?? 1;
+    this.topK = opts.timer.attentionTopK ?? Number.POSITIVE_INFINITY;
+    const w = this.width;
+    this.capP = new CapTracker(Math.ceil(this.topK - (w + 1) / 2), 'capP');
+    this.capK = new CapTracker(this.topK * w - w, 'capK');
+    this.sampler =
+      opts.spec && draws === 'each' ? new AcceptanceSampler(opts.spec, new Prng(opts.seed ?? 0)) : null;
+  }
+
+  /** Per-decode acceptance draws (engine.ts's stream); null: lockstep decodes. */
+  protected readonly sampler: AcceptanceSampler | null;
+
+  get nowMs(): number {
+    return this.now;
+  }
+  get kvUsage(): number {
+    return 1 - this.free / this.numBlocks;
+  }
+  get capacityTokens(): number {
+    return this.numBlocks * BLOCK_SIZE - (this.width - 1);
+  }
+  get load(): number {
+    return this.running + this.waiting.length - this.waitHead;
+  }
+  protected get running(): number {
+    return this.alive + this.prefills.length;
+  }
+  /** No prefix cache: no block is ever held for reuse. */
+  holdsBlock(_hash: string): boolean {
+    return false;
+  }
+  hasWork(): boolean {
+    return this.running > 0 || this.waiting.length > this.waitHead;
+  }
+
+  submit(req: SimRequest, atMs?: number): number {
+    if (this.byId.has(req.id)) throw new SimRequestError(`request id '${req.id}' is already in the engine`);
+    if (!(Number.isInteger(req.promptTokens) && req.promptTokens >= 1))
+      throw new SimRequestError(`promptTokens must be an integer >= 1, got ${req.promptTokens}`);
+    if (!(Number.isInteger(req.maxTokens) && req.maxTokens >= 1))
+      throw new SimRequestError(`maxTokens must be an integer >= 1, got ${req.maxTokens}`);
+    if (req.promptTokens + req.maxTokens > this.capacityTokens) {
+      throw new SimRequestError(
+        `prompt (${req.promptTokens}) + max tokens (${req.maxTokens}) exceeds the KV cache of ` +
+          `${this.capacityTokens} tokens: raise gpu memory utilization or parallelism, or shorten the request`,
+      );
+    }
+    let arrival = this.now;
+    const at = atMs ?? this.clock?.();
+    if (at !== undefined) {
+      if (!this.pending && !this.hasWork()) this.advanceTo(at);
+      arrival = this.pending ? Math.min(Math.max(at, this.now), this.pending.info.endMs) : this.now;
+    }
+    const stop = req.ignoreEos ? req.maxTokens : Math.min(req.maxTokens, req.stopAfter ?? req.maxTokens);
+    const s = new FSeq(req, Math.max(1, stop), arrival);
+    this.byId.set(req.id, s);
+    this.waiting.push(s);
+    if (this.wakers.length > 0) {
+      const w = this.wakers;
+      this.wakers = [];
+      for (const f of w) f();
+    }
+    return arrival;
+  }
+
+  abort(id: string): boolean {
+    const s = this.byId.get(id);
+    if (!s) return false;
+    if (s.state === DECODE) {
+      // With per-decode draws a step in flight has grown the decode to computed + width already.
+      const held = this.pending && this.sampler ? s.computed + this.width : this.resOf(s);
+      this.free += blocksOf(held);
+      this.dropDecode(s);
+    } else if (s.state === PREFILL) {
+      this.free += blocksOf(s.res);
+      this.prefills.splice(this.prefills.indexOf(s), 1);
+    } else {
+      const i = this.waiting.indexOf(s, this.waitHead);
+      if (i >= 0) this.waiting.splice(i, 1);
+    }
+    const output = s.state === DECODE && !this.sampler ? s.outBase + this.T : s.output;
+    s.state = DONE;
+    s.output = output;
+    this.finish(s, 'abort');
+    return true;
+  }
+
+  advanceTo(ms: number): void {
+    if (!this.pending && !this.hasWork() && ms > this.now) this.now = ms;
+  }
+  waitForWork(): Promise<void> {
+    return new Promise((resolve) => this.wakers.push(resolve));
+  }
+  attachClock(clock: (() => number) | null): void {
+    if (clock && this.clock) throw new Error('the engine is already driven in real time');
+    this.clock = clock;
+  }
+  /** Tokens every decode emits at decode step s: 1, or the shared acceptance sequence with spec decoding. */
+  protected emitCount(s: number): number {
+    if (this.width === 1) return 1;
+    return Math.max(1, Math.min(this.width, Math.floor((s + 1) * this.al) - Math.floor(s * this.al)));
+  }
+  /** The step in flight's scheduled prefills (reused: steps alternate begin, commit). */
+  protected readonly batch: FSeq[] = [];
+  /** The totals of the step being timed (reused). */
+  protected readonly scratch: BatchTotals = { tokens: 0, pairs: 0, kvTokens: 0, seqs: 0 };
+
+  step(): StepInfo | null {
+    const info = this.beginStep();
+    if (info) this.commitStep();
+    return info;
+  }
+
+  runUntilIdle(maxSteps = Number.POSITIVE_INFINITY): number {
+    let n = 0;
+    while (n < maxSteps && this.step()) n++;
+    return n;
+  }
+  start(): void {
+    if (!this.pending && this.hasWork()) this.beginStep();
+  }
+  nextDueMs(): number | null {
+    return this.pending?.info.endMs ?? null;
+  }
+  fire(ms: number): void {
+    if (this.pending && this.pending.info.endMs <= ms) this.commitStep();
+  }
+
+  gauges(): EngineGauges {
+    const s = this.stats;
+    return {
+      nowMs: this.now,
+      running: this.running,
+      waiting: this.waiting.length - this.waitHead,
+      kvUsage: this.kvUsage,
+      kvCapacityTokens: this.numBlocks * BLOCK_SIZE,
+      prefixCacheHitRate: 0,
+      prefixCacheQueries: 0,
+      prefixCacheHits: 0,
+      hostKv: null,
+      preemptionsTotal: s.preemptions,
+      promptTokensTotal: s.prompt,
+      generationTokensTotal: s.generation,
+      requestsFinishedTotal: s.finished,
+      stepsTotal: s.steps,
+    };
+  }
+
+  protected finish(s: FSeq, reason: FinishReason): void {
+    this.byId.delete(s.req.id);
+    this.hooks.onFinish?.(s.req.id, {
+      reason,
+      promptTokens: s.req.promptTokens,
+      outputTokens: s.output,
+      cachedTokens: 0,
+      arrivalMs: s.arrivalMs,
+      firstTokenMs: s.firstTokenMs,
+      finishMs: this.now,
+      preemptions: s.preemptions,
+    });
+  }
+
+  abstract beginStep(): StepInfo | null;
+  abstract commitStep(): void;
+  /** Blocks-worth of tokens a decode holds now (before this step's growth). */
+  protected abstract resOf(s: FSeq): number;
+  /** Takes a decode out of the group (finish, preemption, abort). */
+  protected abstract dropDecode(s: FSeq): void;
+}

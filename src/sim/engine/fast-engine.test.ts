@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import type { SimSetup } from './config.ts';
+import { resolveSim } from './config.ts';
+import { FastEngine, useFastEngine } from './fast-engine.ts';
+import { type PredictResult, predictPoint } from './predict.ts';
+import { predictDisagg } from './predict-disagg.ts';
+
+/**
+ * The fast engine against the full co-simulation (issue 21): on a grid of models × concurrencies it gives
+ * the same steady-state predictions (same scheduling, same step times, speculative decoding's acceptance drawn
+ * from the same stream in the same order), and within 2% with one shared acceptance sequence (`fast`) where
+ * the full engine's own seed-to-seed spread is small. Sized for a 2-core machine:
+ * short requests, so the full engine's per-sequence steps stay few.
+ */
+
+const metrics = (p: PredictResult) => ({
+  throughputPerGpu: p.throughputPerGpu,
+  interactivity: p.interactivity,
+  ttftMedian: p.ttftMs.median,
+  e2eMedian: p.e2eMs.median,
+  tpotMedian: p.tpotMs.median,
+});
+
+function expectSame(fast: PredictResult, exact: PredictResult, what: string) {
+  const f = metrics(fast);
+  const e = metrics(exact);
+  for (const k of Object.keys(e) as (keyof typeof e)[]) {
+    expect(Math.abs(f[k] / e[k] - 1), `${what}: ${k}`).toBeLessThan(1e-9);
+  }
+  expect(fast.steps, `${what}: steps`).toBe(exact.steps);
+  expect(fast.preemptions, `${what}: preemptions`).toBe(exact.preemptions);
+  expect(fast.measuredRequests).toBe(exact.measuredRequests);
+  expect(fast.peakKvUsage, `${what}: peak KV usage`).toBe(exact.peakKvUsage);
+  expect(fast.kvCapacityTokens).toBe(exact.kvCapacityTokens);
+  expect(fast.windowMs, `${what}: window`).toBeCloseTo(exact.windowMs, 6);
+}
+
+function expectWithin(fast: PredictResult, exact: PredictResult, tol: number, what: string) {
+  const f = metrics(fast);
+  const e = metrics(exact);
+  for (const k of ['throughputPerGpu', 'interactivity', 'e2eMedian'] as const) {
+    expect(Math.abs(f[k] / e[k] - 1), `${what}: ${k}`).toBeLessThanOrEqual(tol);
+  }
+}
+
+const MODELS: { name: string; setup: SimSetup }[] = [
+  {
+    name: 'Llama-3.1-8B (dense) h100 tp1',
+    setup: { model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'h100' },
+  },
+  {
+    name: 'Llama-3.3-70B (dense) h200 tp4 fp8',
+    setup: { model: 'meta-llama/Llama-3.3-70B-Instruct', hardware: 'h200', tp: 4, precision: 'fp8' },
+  },
+  {
+    name: 'DeepSeek-R1 (MoE, MLA) h200 tp8 fp8',
+    setup: { model: 'deepseek-ai/DeepSeek-R1-0528', hardware: 'h200', tp: 8, precision: 'fp8' },
+  },
+  {
+    name: 'DeepSeek-V4-Pro (MoE, sparse attention) b200 tp8 ep8 dp-attn fp4',
+    setup: {
+      model: 'deepseek-ai/DeepSeek-V4-Pro',
+      hardware: 'b200',
+      tp: 8,
+      ep: 8,
+      dpAttn: true,
+      precision: 'fp4',
+    },
+  },
+];
+
+describe('the fast engine against the full co-simulation', () => {
+  for (const { name, setup } of MODELS) {
+    it(`${name}: the same predictions at concurrency 1 to 4096`, () => {
+      for (const concurrency of [1, 16, 256, 1024, 4096]) {
+        const w = { ...setup, isl: 1024, osl: 64, concurrency };
+        expectSame(predictPoint(w), predictPoint({ ...w, engine: 'exact' }), `${name} conc ${concurrency}`);
+      }
+    });
+  }
+
+  it('the same predictions at 4096 concurrent 8k/1k requests, where the KV cache binds', () => {
+    const w = { ...MODELS[2]!.setup, isl: 8192, osl: 128, concurrency: 4096, measureRequests: 2048 };
+    const exact = predictPoint({ ...w, engine: 'exact' });
+    expect(exact.peakKvUsage).toBeGreaterThan(0.9);
+    expectSame(predictPoint(w), exact, 'DeepSeek-R1 conc 4096');
+  });
+
+  it('the same predictions when the KV cache is so small that requests are preempted', () => {
+    const w = {
+      model: 'meta-llama/Llama-3.1-8B-Instruct',
+      hardware: 'l4',
+      precision: 'fp8' as const,
+      isl: 2048,
+      osl: 512,
+      concurrency: 64,
+      measureRequests: 64,
+    };
+    const exact = predictPoint({ ...w, engine: 'exact' });
+    expect(exact.preemptions).toBeGreaterThan(0);
+    expectSame(predictPoint(w), exact, 'preempting');
+  });
+
+  it('a disaggregated point: the same predictions with every worker on the fast engine', () => {
+    const one = (tp: number): SimSetup => ({
+      model: 'deepseek-ai/DeepSeek-R1-0528',
+      hardware: 'b200',
+      tp,
+      precision: 'fp8',
+    });
+    const setup = { prefill: { workers: 2, setup: one(8) }, decode: { workers: 1, setup: one(8) } };
+    for (const concurrency of [4, 64, 600]) {
+      const w = { isl: 2048, osl: 64, concurrency };
+      expectSame(
+        predictDisagg(setup, w),
+        predictDisagg(setup, { ...w, engine: 'exact' }),
+        `disagg ${concurrency}`,
+      );
+    }
+  });
+
+  it('speculative decoding: the same predictions with draws per decode; within 2% with one shared sequence', () => {
+    const setup: SimSetup = {
+      model: 'deepseek-ai/DeepSeek-R1-0528',
+      hardware: 'b200',
+      tp: 8,
+      precision: 'fp8',
+      spec: { method: 'mtp', draftTokens: 3, acceptanceLength: 2.5 },
+    };
+    for (const concurrency of [1, 64, 512]) {
+      const w = { ...setup, isl: 1024, osl: 128, concurrency };
+      expectSame(predictPoint(w), predictPoint({ ...w, engine: 'exact' }), `mtp conc ${concurrency}`);
+    }
+    const w = { ...setup, isl: 1024, osl: 256, concurrency: 256 };
+    expectWithin(
+      predictPoint({ ...w, engine: 'fast' }),
+      predictPoint({ ...w, engine: 'exact' }),
+      0.02,
+      'shared',
+    );
+    const disagg = { prefill: { workers: 1, setup }, decode: { workers: 1, setup } };
+    const d = { isl: 1024, osl: 64, concurrency: 128 };
+    expectSame(predictDisagg(disagg, d), predictDisagg(disagg, { ...d, engine: 'exact' }), 'disagg mtp');
+    expect(useFastEngine('auto', resolveSim(setup).engineOptions)).toBe(true);
+  });
+
+  it('skips decode steps in the steady state: fewer calls than steps, the same clock', () => {
+    const setup = resolveSim({ model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'h100' });
+    const engine = new FastEngine(setup.engineOptions, {}, true);
+    engine.submit({ id: 'a', promptTokens: 100, maxTokens: 500, ignoreEos: true });
+    let calls = 0;
+    while (engine.step()) calls++;
+    const steps = engine.gauges().stepsTotal;
+    expect(steps).toBe(500);
+    expect(calls).toBeLessThan(10);
+    expect(engine.gauges().generationTokensTotal).toBe(500);
+  });
+
+  it('refuses setups it does not model (prefix caching, unchunked prefill, batches over the budget)', () => {
+    const opts = (s: Partial<SimSetup>) =>
+      resolveSim({ model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'h100', ...s }).engineOptions;
+    expect(useFastEngine('fast', opts({ prefixCaching: true }))).toBe(false);
+    expect(useFastEngine('fast', opts({ chunkedPrefill: false }))).toBe(false);
+    expect(useFastEngine('fast', opts({ maxNumSeqs: 8192 }))).toBe(false);
+    expect(useFastEngine('auto', opts({}))).toBe(true);
+    expect(useFastEngine('exact', opts({}))).toBe(false);
+  });
+});

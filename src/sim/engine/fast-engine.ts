@@ -1,0 +1,116 @@
+import { FastScheduler, fastEngineSupports } from './fast-scheduler.ts';
+import { blocksOf, crossings, DECODE, decodeTotals } from './fast-seq.ts';
+import type { EngineHooks, EngineOptions, StepInfo } from './types.ts';
+
+export { fastEngineSupports } from './fast-scheduler.ts';
+
+/**
+ * The simulated engine's scheduler (engine.ts) with its decoding sequences kept as one group, so a step
+ * costs O(1) however many sequences run (plus O(log n) per request for its admission and finish): the
+ * prediction fast path.
+ *
+ * Every running decode advances by the same number of tokens per step, so the group is described by sums:
+ * its context total (for the roofline's attention pairs and KV reads), a token clock T (a decode's computed
+ * tokens are its `base + T`), block-boundary crossings counted per residue class of 16, and a heap of finish
+ * clocks. Prefilling requests, admission, preemption (newest first, as engine.ts) and the KV block count
+ * follow engine.ts step for step; a step that has to preempt walks the group one sequence at a time.
+ *
+ * It schedules exactly what SimEngine schedules, so it gives the same step times and the same results. With
+ * speculative decoding every decode emits a random count, so by default ('each') the group keeps every
+ * decode's context and draws its acceptance from engine.ts's seeded stream in running order: O(decodes) per
+ * step, still the same results. 'shared' (`--fast`) draws one sequence of emitted counts for all decodes
+ * instead, whose mean is the acceptance length (⌊(s+1)·AL⌋ − ⌊s·AL⌋ at decode step s): lockstep again, the
+ * same expected tokens per step, without the per-request spread, so not the same results. Hooks: onToken
+ * reports a request's first token only (predictors need nothing else); onFinish as engine.ts.
+ *
+ * Supported setups (`fastEngineSupports`): no prefix caching, no host KV tier, chunked prefill, and every
+ * decode of a full batch fitting the token budget (maxNumSeqs × (1 + draft tokens) < maxNumBatchedTokens).
+ */
+
+/**
+ * Which engine a prediction runs on. auto (default): the fast engine wherever it supports the setup, with
+ * speculative decoding's acceptance drawn per decode as engine.ts draws it (the same results as the full
+ * co-simulation); fast: the same, but one shared acceptance sequence (faster with speculative decoding, not
+ * identical); exact: the full co-simulation.
+ */
+export type EngineChoice = 'auto' | 'fast' | 'exact';
+export const ENGINE_CHOICES: readonly EngineChoice[] = ['auto', 'fast', 'exact'];
+
+export function useFastEngine(choice: EngineChoice, opts: EngineOptions): boolean {
+  return choice !== 'exact' && fastEngineSupports(opts);
+}
+
+/** The fast engine for a choice that picks it (see useFastEngine). */
+export function fastEngineFor(
+  choice: EngineChoice,
+  opts: EngineOptions,
+  hooks: EngineHooks,
+  closed = false,
+): FastEngine {
+  return new FastEngine(opts, hooks, closed, choice === 'fast' ? 'shared' : 'each');
+}
+
+export class FastEngine extends FastScheduler {
+  /** One step, then the decode-only steps after it that nothing can change (skipDecodes). */
+  override step(): StepInfo | null {
+    const info = this.beginStep();
+    if (!info) return null;
+    this.commitStep();
+    this.skipDecodes();
+    return info;
+  }
+
+  /**
+   * Event skipping: runs the decode-only steps that follow while nothing can change the batch — no
+   * prefill or fresh decode, no admission possible (the batch is full, the queue's head does not fit the
+   * free blocks, or with closed arrivals nothing waits), and the step neither finishes a request nor runs
+   * out of blocks — at O(16) each. It stops before the first step that would; that one runs normally. A
+   * co-simulation sees the clock jump: arrivals meanwhile only queue, as they would step by step.
+   */
+  private skipDecodes(): void {
+    if (this.sampler) return;
+    if (this.alive === 0 || this.prefills.length > 0 || this.fresh.length > 0 || !this.admissionBlocked())
+      return;
+    const w = this.width;
+    const D = this.alive;
+    const t = this.scratch;
+    t.tokens = D * w;
+    t.seqs = D;
+    const drafting = w > 1 ? D : 0;
+    const timer = this.opts.timer;
+    for (;;) {
+      const T = this.T;
+      const e = this.emitCount(this.decodeSteps);
+      if (this.nextFinish() <= T + e) return;
+      const need = crossings(this.cls, this.tRes, T - this.tRes);
+      if (need > this.free) return;
+      this.free -= need;
+      this.tRes = T;
+      decodeTotals(t, this.capP, this.capK, T, w, this.topK);
+      this.now += timer.stepTimeTotals!(t, drafting);
+      this.T = T + e;
+      this.decodeSteps++;
+      this.stats.steps++;
+      this.stats.generation += D * e;
+    }
+  }
+
+  /** Whether no waiting request could be admitted before the batch changes. */
+  private admissionBlocked(): boolean {
+    if (this.running >= this.maxNumSeqs) return true;
+    if (this.waiting.length === this.waitHead) return this.closed;
+    const s = this.waiting[this.waitHead]!;
+    const budget = this.maxNumBatchedTokens - this.alive * this.width;
+    const transferred = s.req.kvTransferred === true && s.preemptions === 0;
+    return (transferred ? blocksOf(s.length) : blocksOf(Math.min(s.length, budget))) > this.free;
+  }
+
+  /** The lowest live finish clock (stale heap entries dropped). */
+  private nextFinish(): number {
+    for (;;) {
+      const top = this.finishes.top();
+      if (!top || (top.state === DECODE && top.gen === this.finishes.topTag())) return this.finishes.topKey();
+      this.finishes.pop();
+    }
+  }
+}
