@@ -113,8 +113,8 @@ describe('the points file', () => {
     expect(() => parsePointsFile('sources: {}\npoints: [{ id: P1, source: Z }]\n')).toThrow(PointsFileError);
   });
 
-  it('alternates the halves within a source group and regime, carrying the parity across groups', () => {
-    // Sorted: ga/dense…/F1, ga/dense…/F3, gb/moe…/F2.
+  it('alternates the halves by id within each source group and regime, each group starting with calibration', () => {
+    // Groups: ga + dense/nvidia/tp holds F1, F3; gb + moe/amd/tp holds F2.
     expect([...assignHalves(fake)]).toEqual([
       ['F1', 'calibration'],
       ['F3', 'held-out'],

@@ -179,19 +179,23 @@ export function compareIds(a: string, b: string): number {
   return sa === sb ? 0 : sa < sb ? -1 : 1;
 }
 
-const cmp = (a: string, b: string) => (a === b ? 0 : a < b ? -1 : 1);
-
 /**
- * The split rule: sort the points by (source group, regime, id) and alternate calibration, held-out,
- * calibration, … down the list. Within one source and regime the halves alternate, and the parity carried
- * across groups keeps the halves within one point of each other.
+ * The split rule: group the points by (source group, regime), sort each group by id, and alternate
+ * calibration, held-out, calibration, … down each group. A point's half depends only on its group and its
+ * rank there, so a point added with a new, later id leaves every other point's half as it was.
  */
 export function assignHalves(file: PointsFile): Map<string, Half> {
-  const groupOf = (p: FidelityPoint) => file.sources[p.source]?.group ?? p.source;
-  const sorted = [...file.points].sort(
-    (a, b) => cmp(groupOf(a), groupOf(b)) || cmp(regimeOf(a), regimeOf(b)) || compareIds(a.id, b.id),
-  );
-  return new Map(sorted.map((p, i) => [p.id, HALVES[i % 2]!]));
+  const groupOf = (p: FidelityPoint) => `${file.sources[p.source]?.group ?? p.source} ${regimeOf(p)}`;
+  const groups = new Map<string, FidelityPoint[]>();
+  for (const p of file.points) groups.set(groupOf(p), [...(groups.get(groupOf(p)) ?? []), p]);
+  const out = new Map<string, Half>();
+  for (const ps of groups.values()) {
+    const sorted = [...ps].sort((a, b) => compareIds(a.id, b.id));
+    sorted.forEach((p, i) => {
+      out.set(p.id, HALVES[i % 2]!);
+    });
+  }
+  return out;
 }
 
 /** Points whose recorded `half` is not what the rule assigns. */

@@ -178,7 +178,7 @@ export function renderSection(file: PointsFile, rows: readonly Scored[]): string
     '',
     '## Fidelity table (generated)',
     '',
-    `Every point of \`bench/data/fidelity-points.yaml\` (${rows.length} points from ${groups.length} independent source groups: ${groups.join(', ')}) predicted by the current model (\`predictRows\`, steady state, seed 0; range ratio 0.8 for random lengths, 1 for fixed). Target: within ±${TARGET * 100} % on **both** throughput per GPU and interactivity. Interactivity is (T) \`1000 / median TPOT\` or (E) \`OSL / median request latency\`, as the source reports it. The halves are assigned by the rule in \`scripts/fidelity/points.ts\` (sort by source group, regime, id; alternate); saturation means at least 32 concurrent sequences per GPU. The hand-written tables further down are the analysis of the last recalibration and may be older than this one.`,
+    `Every point of \`bench/data/fidelity-points.yaml\` (${rows.length} points from ${groups.length} independent source groups: ${groups.join(', ')}) predicted by the current model (\`predictRows\`, steady state, seed 0; range ratio 0.8 for random lengths, 1 for fixed). Target: within ±${TARGET * 100} % on **both** throughput per GPU and interactivity. Interactivity is (T) \`1000 / median TPOT\` or (E) \`OSL / median request latency\`, as the source reports it. The halves are assigned by the rule in \`scripts/fidelity/points.ts\` (within each source group and regime, by id: calibration, held-out, calibration, …); saturation means at least 32 concurrent sequences per GPU. The hand-written tables further down are the analysis of the last recalibration and may be older than this one.`,
     '',
     '### Counts',
     '',
@@ -201,16 +201,16 @@ export function renderSection(file: PointsFile, rows: readonly Scored[]): string
   );
   out.push('', '### Per source group', '');
   out.push(
-    ...Object.entries(file.sources)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, src]) => `- **${key}** (${src.group}): [${src.name}](${src.url})`),
-    '',
-  );
-  out.push(
     ...countTable(
       'source group',
       counts.bySource.map((s) => ({ key: s.group, halves: s.halves })),
     ),
+  );
+  out.push('', 'Sources (the `src` column below):', '');
+  out.push(
+    ...Object.entries(file.sources)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, src]) => `- **${key}** (${src.group}): [${src.name}](${src.url})`),
   );
   out.push(
     '',
