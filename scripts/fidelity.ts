@@ -10,6 +10,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { useUserCatalog } from '../src/config/user-catalog.ts';
 import {
   halfMismatches,
   loadPointsFile,
@@ -21,6 +22,8 @@ import { predictPoint } from './fidelity/predict.ts';
 import { type Prediction, renderSection, replaceSection, score, summaryLines } from './fidelity/table.ts';
 
 export const DOC = 'docs/sim-fidelity.md';
+/** Models the points need that the built-in catalog lacks, added as a user catalog. */
+export const CATALOG = 'bench/data/fidelity-catalog.yaml';
 
 function flag(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -54,6 +57,7 @@ function main(): number {
     process.stderr.write(`error: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`);
     return 1;
   }
+  useUserCatalog(flag('catalog') ?? CATALOG, {});
   const wrong = halfMismatches(file);
   if (wrong.length > 0) {
     for (const w of wrong) {

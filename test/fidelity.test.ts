@@ -26,6 +26,8 @@ import {
   replaceSection,
   score,
 } from '../scripts/fidelity/table.ts';
+import { model } from '../src/catalog/index.ts';
+import { useUserCatalog } from '../src/config/user-catalog.ts';
 
 // The fidelity points (bench/data/fidelity-points.yaml) and the table `npm run fidelity` writes from them.
 // The generator is tested on hand-made predictions; the one run of the real script predicts two small
@@ -93,6 +95,11 @@ describe('the points file', () => {
       expect(new Set(ps.map((p) => p.vendor))).toEqual(new Set(['nvidia', 'amd']));
       expect(ps.some((p) => isSaturated(p) && parallelOf(p) === 'dp-attn')).toBe(true);
     }
+  });
+
+  it('names models the catalog has, with bench/data/fidelity-catalog.yaml added', () => {
+    useUserCatalog('bench/data/fidelity-catalog.yaml', {});
+    for (const p of file.points) expect(() => model(p.row.model), p.id).not.toThrow();
   });
 
   it('says the vendor its runner has', () => {

@@ -53,7 +53,8 @@ export const rangeRatioOf = (p: FidelityPoint): number => (p.lengths === 'random
 /** Reads an outcome as the point's metrics: (T) the predicted interactivity, (E) OSL / median E2E. */
 export function toPrediction(p: FidelityPoint, o: PointOutcome | undefined): Prediction {
   if (o === undefined) return { error: 'the predictor returned no outcome' };
-  if (o.status !== 'ok') return { error: o.reason };
+  // The catalog's unknown-model message lists every known model; the table needs only the first clause.
+  if (o.status !== 'ok') return { error: o.reason.replace(/: known: [\s\S]*$/, '') };
   const pr = o.prediction;
   const interactivity = p.measured.kind === 'T' ? pr.interactivity : p.row.osl / (pr.e2eMs.median / 1000);
   return { tputPerGpu: pr.throughputPerGpu, interactivity };
