@@ -29,6 +29,11 @@ const Row = z
     osl: z.int().min(1),
     conc: z.int().min(1),
     'spec-decoding': z.enum(['none', 'mtp', 'draft_model']).default('none'),
+    /**
+     * The KV-cache dtype where the source states it. Recorded, not yet passed on: rows and predictRows have no
+     * such field today; the simulator's KV-dtype work (issue 21) will read it.
+     */
+    'kv-cache-dtype': z.enum(['fp8', 'bf16']).optional(),
     tp: z.int().min(1).optional(),
     ep: z.int().min(1).optional(),
     'dp-attn': z.boolean().optional(),

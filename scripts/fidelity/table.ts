@@ -143,7 +143,8 @@ function config(p: FidelityPoint, gpus: string): string {
       ? `${r.prefill['num-worker']}P tp${r.prefill.tp}${r.prefill.ep > 1 ? ` ep${r.prefill.ep}` : ''}${r.prefill['dp-attn'] ? ' dp-attn' : ''} / ${r.decode['num-worker']}D tp${r.decode.tp}${r.decode.ep > 1 ? ` ep${r.decode.ep}` : ''}${r.decode['dp-attn'] ? ' dp-attn' : ''}`
       : `tp${r.tp}${(r.ep ?? 1) > 1 ? ` ep${r.ep}` : ''}${r['dp-attn'] ? ' dp-attn' : ''}`;
   const spec = r['spec-decoding'] !== 'none' ? ` ${r['spec-decoding']}` : '';
-  return `${model} ${r.precision}, ${gpus}×${r.runner}, ${r.framework}, ${par}${spec}, ${r.isl}/${r.osl} ${p.lengths}, conc ${r.conc}`;
+  const kv = r['kv-cache-dtype'] ? ` ${r['kv-cache-dtype']} KV` : '';
+  return `${model} ${r.precision}${kv}, ${gpus}×${r.runner}, ${r.framework}, ${par}${spec}, ${r.isl}/${r.osl} ${p.lengths}, conc ${r.conc}`;
 }
 
 function gpuCount(p: FidelityPoint): string {
