@@ -87,13 +87,14 @@ describe('the points file', () => {
     expect(halfMismatches(file)).toEqual([]);
   });
 
-  it('has both halves non-empty, each covering dense and MoE, NVIDIA and AMD, and saturated DP-attention', () => {
+  it('has both halves non-empty, each covering dense and MoE, NVIDIA and AMD, saturated DP-attention and saturated dense NVIDIA', () => {
     for (const half of ['calibration', 'held-out'] as const) {
       const ps = file.points.filter((p) => p.half === half);
       expect(ps.length).toBeGreaterThan(0);
       expect(new Set(ps.map((p) => p.family))).toEqual(new Set(['dense', 'moe']));
       expect(new Set(ps.map((p) => p.vendor))).toEqual(new Set(['nvidia', 'amd']));
       expect(ps.some((p) => isSaturated(p) && parallelOf(p) === 'dp-attn')).toBe(true);
+      expect(ps.some((p) => isSaturated(p) && p.family === 'dense' && p.vendor === 'nvidia')).toBe(true);
     }
   });
 
