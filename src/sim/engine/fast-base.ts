@@ -185,7 +185,7 @@ export abstract class FastBase implements StepEngine {
   /** The step in flight's scheduled prefills (reused: steps alternate begin, commit). */
   protected readonly batch: FSeq[] = [];
   /** The totals of the step being timed (reused). */
-  protected readonly scratch: BatchTotals = { tokens: 0, pairs: 0, kvTokens: 0, seqs: 0 };
+  protected readonly scratch: BatchTotals = { tokens: 0, pairs: 0, prefillPairs: 0, kvTokens: 0, seqs: 0 };
 
   step(): StepInfo | null {
     const info = this.beginStep();

@@ -134,7 +134,10 @@ export class FastScheduler extends FastBase {
       const n = s.scheduled;
       totals.tokens += n;
       prefill += n;
-      totals.pairs += n * Math.min(s.computed + (n + 1) / 2, topK);
+      const pairs = n * Math.min(s.computed + (n + 1) / 2, topK);
+      totals.pairs += pairs;
+      // As PerfModel.breakdown tells them: an entry feeding more than the decode width is a prefill chunk.
+      if (n > w) totals.prefillPairs += pairs;
       totals.kvTokens += Math.min(s.computed + n, topK * n);
       if (s.drafting) drafting++;
     }
@@ -190,6 +193,7 @@ export class FastScheduler extends FastBase {
     // The reservations (computed + width) are recorded as each decode emits (emitEach).
     this.free -= need;
     this.scratch.pairs = pairs;
+    this.scratch.prefillPairs = 0;
     this.scratch.kvTokens = kv;
     this.eachReady = true;
     return { preempted: 0, stopped: false };

@@ -6,6 +6,7 @@ import {
   weightSplit,
 } from '../../catalog/memory.ts';
 import type { AcceleratorSpec, ModelSpec, Precision } from '../../schema/catalog.ts';
+import { Prng } from './prng.ts';
 import type { SpecDecodingConfig } from './spec-decode.ts';
 
 /**
@@ -14,7 +15,11 @@ import type { SpecDecodingConfig } from './spec-decode.ts';
  *   step = max(compute, memory) + communication + layer floor + draft + overhead
  *
  * - compute: GEMM FLOPs 2 · activeParams per new token, plus attention FLOPs growing with the context
- *   (causal inside a prefill chunk), over the TP group, at the precision's dense TFLOP/s × an efficiency.
+ *   (causal inside a prefill chunk; MLA decodes in its absorbed form), over the TP group, at the precision's
+ *   dense TFLOP/s × an efficiency.
+ * - the busiest rank sets the pace: with DP-attention, the rank holding most sequences (a seeded random
+ *   assignment, not perfect balance) for attention, KV and state reads and per-sequence overhead; with EP,
+ *   the rank receiving most routed tokens for the expert GEMMs and the all-to-all.
  * - memory: weight bytes read per rank (MoE: only the experts the batch's tokens route to, growing with the
  *   token count towards every expert on the rank; with EP the busiest rank sets the pace), plus the KV cache
  *   every sequence reads (sparse top-k attention reads at most topK tokens), plus hybrid models' state.
@@ -49,6 +54,15 @@ export const MEM_BW_ACCELERATOR_FACTOR: Readonly<Record<string, number>> = { mi3
 export const GEMM_EFFICIENCY: Readonly<Record<Precision, number>> = { bf16: 0.6, fp8: 0.5, fp4: 0.4 };
 /** FlashAttention-2/3 forward reaches 50–75% of bf16 peak on long sequences; MLA and short chunks less. */
 export const ATTENTION_EFFICIENCY = 0.45;
+/**
+ * MLA decode in its absorbed form (FlashMLA and the engines' MLA decode kernels) is a dense matrix product over
+ * the latent: DeepSeek's FlashMLA reports up to 660 TFLOP/s compute-bound on an H800 SXM5 (989 TFLOP/s bf16
+ * dense), about two thirds of peak; 0.6 leaves room for the paged, mixed-length batches of a served step.
+ */
+export const MLA_DECODE_EFFICIENCY = 0.6;
+/** Trials of the seeded DP-rank assignment behind `dpImbalance` (up to DP_SIMULATED_SEQS sequences). */
+const DP_TRIALS = 8;
+const DP_SIMULATED_SEQS = 1024;
 /** NCCL / custom all-reduce bus bandwidth as a fraction of the unidirectional link (nccl-tests: 70–80%). */
 export const LINK_EFFICIENCY = 0.7;
 /**
@@ -124,6 +138,8 @@ export interface BatchEntry {
 export interface BatchTotals {
   tokens: number;
   pairs: number;
+  /** Of `pairs`, those of prefill chunks (entries feeding more tokens than a decode step's width). */
+  prefillPairs: number;
   kvTokens: number;
   seqs: number;
 }
@@ -162,8 +178,14 @@ export class PerfModel {
   private readonly routedBytesRank: number;
   private readonly experts: number;
   private readonly topExperts: number;
-  /** Attention FLOPs per (query token, attended token), all KV layers. */
+  /** Attention FLOPs per (query token, attended token), all KV layers: in a prefill chunk, and decoding. */
   private readonly attnFlopsPerPair: number;
+  private readonly attnFlopsPerDecodePair: number;
+  private readonly decodeRate: number;
+  /** Tokens a decode step feeds a sequence (1 + draft tokens); an entry feeding more is a prefill chunk. */
+  private readonly decodeWidth: number;
+  /** Routed-expert parameters one token runs through (its top-k experts). */
+  private readonly routedActiveParams: number;
   private readonly kvBytesPerTokenRank: number;
   private readonly stateBytesRank: number;
   private readonly topK: number;
@@ -201,6 +223,12 @@ export class PerfModel {
     const perHead =
       a.kind === 'MLA' ? 2 * (a.kvLoraRank / 4 + a.ropeHeadDim) + 2 * (a.kvLoraRank / 4) : 4 * a.headDim;
     this.attnFlopsPerPair = perHead * a.heads * m.kvLayers;
+    // Decode runs MLA absorbed: every query head scores the whole latent plus its RoPE part and returns a
+    // latent-wide output (2·(kvLoraRank + rope) + 2·kvLoraRank per pair and head; 3.4× the prefill form).
+    const perHeadDecode = a.kind === 'MLA' ? 2 * (a.kvLoraRank + a.ropeHeadDim) + 2 * a.kvLoraRank : perHead;
+    this.attnFlopsPerDecodePair = perHeadDecode * a.heads * m.kvLayers;
+    this.decodeWidth = 1 + (setup.spec?.draftTokens ?? 0);
+    this.routedActiveParams = m.moe ? (split.routedB * 1e9 * m.moe.activeExperts) / m.moe.experts : 0;
     // KV per token on one rank over the whole depth (the catalog's per-rank split with pp = 1: GQA heads over
     // tp, MLA latent replicated); with DP-attention a rank holds (and reads) only 1/dpA of the sequences.
     const depth = { ...par, pp: 1 };
@@ -210,6 +238,8 @@ export class PerfModel {
     const g = gemmTflops(acc, setup.precision);
     this.gemmRate = g.tflops * 1e12 * g.eff;
     this.attnRate = acc.denseTflops.bf16 * 1e12 * ATTENTION_EFFICIENCY;
+    this.decodeRate =
+      acc.denseTflops.bf16 * 1e12 * (a.kind === 'MLA' ? MLA_DECODE_EFFICIENCY : ATTENTION_EFFICIENCY);
     this.bw = acc.memoryBandwidthTBs * 1e12 * MEM_BW_EFFICIENCY * (MEM_BW_ACCELERATOR_FACTOR[acc.id] ?? 1);
     this.link = acc.scaleUp.bandwidthGBs * 1e9 * LINK_EFFICIENCY;
     const attnFloor = a.kind === 'MLA' ? LAYER_FLOOR_US.mla : LAYER_FLOOR_US.attention;
@@ -227,6 +257,7 @@ export class PerfModel {
   breakdown(entries: readonly BatchEntry[], draftSeqs = 0): StepBreakdown {
     let tokens = 0;
     let pairs = 0;
+    let prefillPairs = 0;
     let kvTokens = 0;
     const topK = this.topK;
     for (const e of entries) {
@@ -234,10 +265,12 @@ export class PerfModel {
       tokens += n;
       // Query i (0-based) of the chunk attends to context + i + 1 tokens, capped at topK.
       const full = e.context + (n + 1) / 2;
-      pairs += n * Math.min(full, topK);
+      const p = n * Math.min(full, topK);
+      pairs += p;
+      if (n > this.decodeWidth) prefillPairs += p;
       kvTokens += Math.min(e.context + n, topK * n);
     }
-    return this.breakdownTotals({ tokens, pairs, kvTokens, seqs: entries.length }, draftSeqs);
+    return this.breakdownTotals({ tokens, pairs, prefillPairs, kvTokens, seqs: entries.length }, draftSeqs);
   }
 
   /** Past tokens one query reads (sparse attention's top-k), +Infinity for dense attention. */
@@ -247,7 +280,7 @@ export class PerfModel {
 
   /** Step time from a batch's totals (what the fast engine keeps instead of the entries); no allocation. */
   stepTimeTotals(totals: BatchTotals, draftSeqs = 0): number {
-    return this.compute(totals.tokens, totals.pairs, totals.kvTokens, totals.seqs, draftSeqs);
+    return this.compute(totals, draftSeqs);
   }
 
   /**
@@ -255,7 +288,7 @@ export class PerfModel {
    * and sequences — the sums `breakdown` takes over the entries (integers, so any order gives the same).
    */
   breakdownTotals(totals: BatchTotals, draftSeqs = 0): StepBreakdown {
-    this.compute(totals.tokens, totals.pairs, totals.kvTokens, totals.seqs, draftSeqs);
+    this.compute(totals, draftSeqs);
     return { ...this.parts };
   }
 
@@ -270,7 +303,8 @@ export class PerfModel {
     totalMs: 0,
   };
 
-  private compute(tokens: number, pairs: number, kvTokens: number, seqs: number, draftSeqs: number): number {
+  private compute(totals: BatchTotals, draftSeqs: number): number {
+    const { tokens, pairs, prefillPairs, kvTokens, seqs } = totals;
     const out = this.parts;
     if (seqs === 0) {
       out.computeMs =
@@ -283,13 +317,19 @@ export class PerfModel {
           0;
       return 0;
     }
-    const computeS =
-      (2 * this.activeParams * tokens) / this.tp / this.gemmRate +
-      (this.attnFlopsPerPair * pairs) / this.tp / this.attnRate;
+    // The busiest rank sets the step: of the DP-attention ranks (its sequences' attention, KV and state), and
+    // of the expert-parallel ranks (the routed-expert GEMMs of the tokens sent to it).
+    const dp = this.dpImbalance(seqs);
+    const ex = this.expertImbalance(tokens);
+    const gemmParams = this.activeParams + this.routedActiveParams * (ex - 1);
+    const attnS =
+      (this.attnFlopsPerPair * prefillPairs) / this.attnRate +
+      (this.attnFlopsPerDecodePair * (pairs - prefillPairs)) / this.decodeRate;
+    const computeS = (2 * gemmParams * tokens) / this.tp / this.gemmRate + (attnS * dp) / this.tp;
     const weightBytes = this.denseBytesRank + this.routedBytesRank * this.expertFraction(tokens);
-    const memBytes = weightBytes + kvTokens * this.kvBytesPerTokenRank + seqs * this.stateBytesRank;
+    const memBytes = weightBytes + (kvTokens * this.kvBytesPerTokenRank + seqs * this.stateBytesRank) * dp;
     const memoryS = memBytes / this.bw;
-    const commMs = this.commMs(tokens);
+    const commMs = this.commMs(tokens, ex);
     const coreMs = Math.max(computeS, memoryS) * 1000 + commMs + this.floorMs;
     let draftMs = 0;
     if (this.spec && draftSeqs > 0) {
@@ -300,7 +340,7 @@ export class PerfModel {
       draftMs = k * (perToken * coreMs * (draftSeqs / seqs) + DRAFT_FORWARD_OVERHEAD_MS);
     }
     // With DP-attention every rank runs its own share of the sequences in parallel.
-    const overheadMs = STEP_OVERHEAD_MS + (Math.ceil(seqs / this.dpA) * PER_SEQ_OVERHEAD_US) / 1000;
+    const overheadMs = STEP_OVERHEAD_MS + (Math.ceil((seqs / this.dpA) * dp) * PER_SEQ_OVERHEAD_US) / 1000;
     out.computeMs = computeS * 1000;
     out.memoryMs = memoryS * 1000;
     out.commMs = commMs;
@@ -332,7 +372,33 @@ export class PerfModel {
     return ALLREDUCE_LATENCY_US / 1000 + ((2 * (n - 1)) / n) * (bytes / this.link) * 1000;
   }
 
-  private commMs(tokens: number): number {
+  /**
+   * The busiest DP-attention rank's share of the sequences over the mean share (1 without DP-attention).
+   * Engines hand new requests to ranks in turn while others finish at random, so a rank's count drifts like a
+   * random assignment's: up to DP_SIMULATED_SEQS sequences, the mean over DP_TRIALS seeded random
+   * assignments of the largest count (one sequence on 8 ranks: 8, all its work on one rank); above, the
+   * normal estimate of the maximum, mean + E[max of `ranks` standard normals] · sd (the multinomial's
+   * sd = sqrt(mean · (1 − 1/ranks))). Shared by every model (a cache).
+   */
+  dpImbalance(seqs: number): number {
+    return this.dpA <= 1 || seqs <= 0 ? 1 : busiestShare(seqs, this.dpA);
+  }
+
+  /**
+   * The busiest expert-parallel rank's routed-expert tokens over the mean (1 without EP): tokens · k picks over
+   * `ep` ranks, the normal estimate of the largest count (as dpImbalance's), at most what one rank can take (min(k, E/ep) of a
+   * token's picks). Skewed expert popularity, which EPLB rebalances, is not modelled.
+   */
+  expertImbalance(tokens: number): number {
+    if (this.experts === 0 || this.ep <= 1 || tokens <= 0) return 1;
+    const picks = tokens * this.topExperts;
+    const mean = picks / this.ep;
+    const cap = tokens * Math.min(this.topExperts, this.experts / this.ep);
+    const sd = Math.sqrt(mean * (1 - 1 / this.ep));
+    return Math.min(cap, mean + expectedMaxOfNormals(this.ep) * sd) / mean;
+  }
+
+  private commMs(tokens: number, expertImbalance = 1): number {
     const actBytes = tokens * this.hidden * ACT_BYTES;
     let perLayer = 0;
     if (this.attnTp > 1) perLayer += this.allReduceMs(actBytes / this.dpA, this.attnTp);
@@ -342,7 +408,8 @@ export class PerfModel {
         this.topExperts *
         this.hidden *
         DISPATCH_COMBINE_BYTES *
-        ((this.ep - 1) / this.ep);
+        ((this.ep - 1) / this.ep) *
+        expertImbalance;
       perLayer += (2 * ALLTOALL_LATENCY_US) / 1000 + (sendBytes / this.link) * 1000;
     } else {
       perLayer += this.allReduceMs(actBytes, this.tp);
@@ -350,4 +417,58 @@ export class PerfModel {
     const hops = (this.pp - 1) * (PP_HOP_LATENCY_US / 1000 + (actBytes / this.link) * 1000);
     return perLayer * this.layers + hops;
   }
+}
+
+const shares = new Map<number, number>();
+
+/** See PerfModel.dpImbalance. */
+function busiestShare(seqs: number, ranks: number): number {
+  const mean = seqs / ranks;
+  if (seqs > DP_SIMULATED_SEQS) return 1 + expectedMaxOfNormals(ranks) * Math.sqrt((1 - 1 / ranks) / mean);
+  const key = seqs * 4096 + ranks;
+  let share = shares.get(key);
+  if (share === undefined) {
+    const rng = new Prng(key);
+    const counts = new Int32Array(ranks);
+    let sum = 0;
+    for (let t = 0; t < DP_TRIALS; t++) {
+      counts.fill(0);
+      let max = 0;
+      for (let i = 0; i < seqs; i++) {
+        const r = Math.floor(rng.next() * ranks);
+        const c = ++counts[r]!;
+        if (c > max) max = c;
+      }
+      sum += max;
+    }
+    share = sum / DP_TRIALS / mean;
+    shares.set(key, share);
+  }
+  return share;
+}
+
+const maxOfNormals = new Map<number, number>();
+
+/** Φ, the standard normal CDF (Abramowitz and Stegun 7.1.26 for erf: error below 1.5e-7). */
+function normalCdf(x: number): number {
+  const z = Math.abs(x) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * z);
+  const erf =
+    1 -
+    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) *
+      t *
+      Math.exp(-z * z);
+  return x >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+}
+
+/** E[max of n independent standard normals] = ∫ (1 − Φ(x)^n) dx over x > 0 minus ∫ Φ(x)^n over x < 0. */
+export function expectedMaxOfNormals(n: number): number {
+  let v = maxOfNormals.get(n);
+  if (v === undefined) {
+    const h = 1e-3;
+    v = 0;
+    for (let x = h / 2; x < 10; x += h) v += (1 - normalCdf(x) ** n - normalCdf(-x) ** n) * h;
+    maxOfNormals.set(n, v);
+  }
+  return v;
 }

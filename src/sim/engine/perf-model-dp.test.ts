@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { accelerator, model } from '../../catalog/index.ts';
+import {
+  ATTENTION_EFFICIENCY,
+  expectedMaxOfNormals,
+  GEMM_EFFICIENCY,
+  MLA_DECODE_EFFICIENCY,
+  PerfModel,
+} from './perf-model.ts';
+
+/**
+ * DP-attention and expert parallelism in the step model: the busiest DP rank's share of the sequences (a
+ * seeded random assignment, not perfect balance), the busiest expert-parallel rank's share of the routed
+ * tokens, and MLA's decode attention in its absorbed form.
+ */
+
+const dsr1 = model('dsr1');
+const h200 = accelerator('h200');
+const perf = (par: { tp: number; ep: number; dpAttn: boolean }) =>
+  new PerfModel({
+    model: dsr1,
+    accelerator: h200,
+    precision: 'fp8',
+    kvPrecision: 'fp8',
+    par: { ...par, pp: 1 },
+  });
+const dep8 = perf({ tp: 8, ep: 8, dpAttn: true });
+const tp8 = perf({ tp: 8, ep: 1, dpAttn: false });
+
+describe('DP-attention load imbalance', () => {
+  it('is 1 without DP-attention, and a lone sequence puts all its work on one of the 8 ranks', () => {
+    expect(tp8.dpImbalance(1)).toBe(1);
+    expect(tp8.dpImbalance(5000)).toBe(1);
+    expect(dep8.dpImbalance(1)).toBe(8);
+  });
+
+  it('shrinks as the ranks fill, stays above perfect balance, and is the same every time (seeded)', () => {
+    const f = [8, 64, 512, 1024, 4096, 16384].map((s) => dep8.dpImbalance(s));
+    for (let i = 1; i < f.length; i++) expect(f[i]).toBeLessThan(f[i - 1]!);
+    for (const v of f) expect(v).toBeGreaterThan(1);
+    expect(perf({ tp: 8, ep: 8, dpAttn: true }).dpImbalance(64)).toBe(f[1]);
+    // Above the simulated range: mean + E[max of 8 normals] · sd over the mean (E[max] = 1.4236 for 8).
+    expect(expectedMaxOfNormals(8)).toBeCloseTo(1.4236, 3);
+    expect(expectedMaxOfNormals(2)).toBeCloseTo(1 / Math.sqrt(Math.PI), 4);
+    expect(dep8.dpImbalance(16384)).toBeCloseTo(1 + 1.4236 * Math.sqrt(7 / 8 / 2048), 4);
+    // The seeded simulation and the estimate meet where one hands over to the other.
+    expect(Math.abs(dep8.dpImbalance(1024) / dep8.dpImbalance(1025) - 1)).toBeLessThan(0.02);
+  });
+
+  it('charges the busiest rank: one sequence on DEP8 reads its whole KV cache on one rank', () => {
+    const one = dep8.breakdown([{ newTokens: 1, context: 4096 }]);
+    const eight = dep8.breakdown(Array.from({ length: 8 }, () => ({ newTokens: 1, context: 4096 })));
+    // Eight sequences spread over eight ranks read no more per rank than one sequence on one rank, up to the
+    // routed experts their tokens touch, which grow with the tokens.
+    expect(one.memoryMs).toBeGreaterThan(0);
+    expect(eight.memoryMs / one.memoryMs).toBeLessThan(dep8.dpImbalance(8) * 1.6);
+  });
+});
+
+describe('expert-parallel load imbalance', () => {
+  it('is 1 without EP, above 1 with it, shrinking with the tokens and capped for a single token', () => {
+    expect(tp8.expertImbalance(4096)).toBe(1);
+    const f = [1, 64, 4096, 65536].map((t) => dep8.expertImbalance(t));
+    for (let i = 1; i < f.length; i++) expect(f[i]).toBeLessThan(f[i - 1]!);
+    expect(f[3]).toBeGreaterThan(1);
+    // A token picks 8 of 256 experts, 32 per rank: at most all 8 land on one rank, 8× the mean of 1.
+    expect(f[0]).toBeLessThanOrEqual(8);
+  });
+});
+
+describe("MLA's decode attention", () => {
+  it('is the absorbed form: 2·(kvLoraRank + rope) + 2·kvLoraRank FLOPs per pair and head, at its own efficiency', () => {
+    const a = dsr1.attention;
+    if (a.kind !== 'MLA') throw new Error('DeepSeek-R1 is MLA');
+    const seqs = 256;
+    const context = 8192;
+    const b = tp8.breakdown(Array.from({ length: seqs }, () => ({ newTokens: 1, context })));
+    const pairs = seqs * (context + 1);
+    const attn =
+      ((2 * (a.kvLoraRank + a.ropeHeadDim) + 2 * a.kvLoraRank) * a.heads * dsr1.kvLayers * pairs) /
+      8 /
+      (h200.denseTflops.bf16 * 1e12 * MLA_DECODE_EFFICIENCY);
+    const gemm =
+      (2 * dsr1.activeParamsB * 1e9 * seqs) / 8 / ((h200.denseTflops.fp8 ?? 0) * 1e12 * GEMM_EFFICIENCY.fp8);
+    expect(b.computeMs).toBeCloseTo((attn + gemm) * 1000, 9);
+    // A prefill chunk of the same pairs runs the non-absorbed form: 128-wide heads, the attention efficiency.
+    const chunk = tp8.breakdown([{ newTokens: 512, context: 0 }]);
+    const prefillPairs = 512 * (513 / 2);
+    const prefillAttn =
+      ((2 * (a.kvLoraRank / 4 + a.ropeHeadDim) + 2 * (a.kvLoraRank / 4)) *
+        a.heads *
+        dsr1.kvLayers *
+        prefillPairs) /
+      8 /
+      (h200.denseTflops.bf16 * 1e12 * ATTENTION_EFFICIENCY);
+    const prefillGemm =
+      (2 * dsr1.activeParamsB * 1e9 * 512) / 8 / ((h200.denseTflops.fp8 ?? 0) * 1e12 * GEMM_EFFICIENCY.fp8);
+    expect(chunk.computeMs).toBeCloseTo((prefillAttn + prefillGemm) * 1000, 9);
+  });
+});
