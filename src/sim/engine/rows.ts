@@ -4,6 +4,7 @@ import { PRECISIONS, type Precision } from '../../schema/catalog.ts';
 import { InfxError } from '../../schema/errors.ts';
 import { isAggregate, type RowSetup } from './aggregate.ts';
 import { type SimSetup, SimSetupError } from './config.ts';
+import type { DisaggSetup } from './disagg.ts';
 import { frameworkProfile, type KvCacheDtype } from './engine-profile.ts';
 import type { EngineChoice } from './fast-engine.ts';
 import { PredictError, type PredictMethod, type PredictResult, predictPoint } from './predict.ts';
@@ -220,6 +221,22 @@ function agenticCache(r: Row, where: string): Pick<SimSetup, 'prefixCaching' | '
   return { prefixCaching: true, kvOffloadDramGb: gb };
 }
 
+/**
+ * A disaggregated point's batch caps, as a single engine's predictions have them (predict.ts): the recipe is
+ * taken to let each worker run its share of the users (a row does not say; the engines' own defaults, 256
+ * sequences, would queue a decode worker that serves thousands).
+ */
+function withBatchCaps(setup: DisaggSetup, conc: number): DisaggSetup {
+  const cap = (pool: DisaggSetup['prefill']) => ({
+    ...pool,
+    setup: {
+      ...pool.setup,
+      maxNumSeqs: pool.setup.maxNumSeqs ?? Math.max(256, Math.ceil(conc / pool.workers)),
+    },
+  });
+  return { ...setup, prefill: cap(setup.prefill), decode: cap(setup.decode) };
+}
+
 function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): PointOutcome {
   const where = `row ${id.row}${id.expName ? ` (${id.expName})` : ''}`;
   const setup = setupOfRow(r, opts, where);
@@ -236,7 +253,7 @@ function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): P
   const seed = opts.seed !== undefined ? { workloadSeed: opts.seed } : {};
   const prediction =
     'prefill' in setup
-      ? predictDisagg(setup, w)
+      ? predictDisagg(withBatchCaps(setup, w.concurrency), w)
       : isAggregate(setup)
         ? predictReplicas(setup.replicas, w.concurrency, (concurrency) =>
             predictPoint({ ...setup.setup, ...w, concurrency, ...seed }),
