@@ -35,6 +35,13 @@ describe('predictRows', () => {
     expect(agentic[0]!.status).toBe('unsupported');
   });
 
+  it("lets a disaggregated point's one decode worker run all its users, as a single engine does", () => {
+    // 1,024 users on one decode worker: the engines' 256-sequence default would queue three quarters of them.
+    const [p256, p1024] = predictRows({ ...multiNode, conc: [256, 1024] });
+    if (p256?.status !== 'ok' || p1024?.status !== 'ok') throw new Error('expected predictions');
+    expect(p1024.prediction.throughputPerGpu).toBeGreaterThan(2 * p256.prediction.throughputPerGpu);
+  });
+
   it('turns unknown models and hardware into error outcomes carrying the catalog message', () => {
     const out = predictRows([
       { ...row, model: 'acme/Nope-1T', 'model-prefix': 'nope' },
