@@ -301,6 +301,31 @@ describe('infx bot serve: slash commands', () => {
   });
 });
 
+describe('infx bot serve: a results database it cannot open', () => {
+  it('says so on the PR without the reason, which can name the server and its credentials', async () => {
+    const f = botFiles();
+    const other = await startBot([
+      ...['--webhook-secret-file', f.secret, '--token-file', f.token, '--github-api-url', gh.url],
+      ...['--state-dir', join(f.dir, 'state'), '--db', 'postgres://infx:s3cretpw@127.0.0.1:9/nothing'],
+    ]);
+    try {
+      reset(pull({ labels: ['full-sweep-fail-fast'] }));
+      const d = await commentEvent(pull(), {
+        body: '/reuse-sweep-run',
+        login: 'lead',
+        association: 'MEMBER',
+      });
+      expect((await post(other.hook, d)).status).toBe(202);
+      await other.settle();
+      const answer = gh.comments.at(-1)?.body ?? '';
+      expect(answer).toContain('could not open its results database');
+      expect(answer).not.toMatch(/s3cretpw|127\.0\.0\.1:9/);
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
 describe('infx bot serve: sign-off verification', () => {
   const signoff = (signed: string) =>
     `${PHRASE}\n${ITEMS.map((i) => `- [x] ${i}`).join('\n')}\nhttps://github.com/${REPO}/actions/runs/12\n\nSigned: ${signed}\n`;

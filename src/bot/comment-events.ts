@@ -8,6 +8,7 @@ import { checkReuse, stageRun } from '../store/change-control.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { runsOfPr } from '../store/queries.ts';
 import { type BotConfig, link, type PrRef, prCommitShas, runRef } from './bot-context.ts';
+import { BotError } from './errors.ts';
 import { reply, repoOf } from './pr-comments.ts';
 import { verifySignoffComment } from './signoff-events.ts';
 import { COMMAND_ASSOCIATIONS, parseComment, type SlashCommand } from './slash-commands.ts';
@@ -22,7 +23,14 @@ const NAME = { stage: '/stage-results', reuse: '/reuse-sweep-run' } as const;
 const OWN_MARKER = /<!-- (infx-[\w-]+|codeowner-signoff-verify)[ >]/;
 
 async function withStore<T>(cfg: BotConfig, fn: (s: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(cfg.db as string);
+  let store: Store;
+  try {
+    store = await openStore(cfg.db as string);
+  } catch (err) {
+    // Never into a public thread: the reason can name the server, its path or its credentials.
+    cfg.log(`results database: ${(err as Error).message}`);
+    throw new BotError('the bot could not open its results database (its log says why), so nothing was done');
+  }
   try {
     return await fn(store);
   } finally {
