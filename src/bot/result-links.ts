@@ -44,7 +44,9 @@ export async function resultsComment(cfg: BotConfig, run: StoredRun): Promise<st
         ? '_No published (official) results of these configs yet: nothing to compare with._'
         : formatFrontierMarkdown(compareToFrontier(curves, official, { stat: 'median' }));
   } catch (err) {
-    table = `_The comparison with the published frontier could not be made: ${(err as Error).message}_`;
+    // The reason stays in the bot's log: it can name the database server.
+    cfg.log(`run ${run.runId}: the frontier comparison failed: ${(err as Error).message}`);
+    table = "_The comparison with the published frontier could not be made (the bot's log says why)._";
   }
   return [
     resultsMarker(run.runId),
