@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Command, InvalidArgumentError } from 'commander';
-import { parseIntArg, positiveInt } from './common.ts';
+import type { Command } from 'commander';
+import { portArg, positiveInt } from './common.ts';
 import { reportError } from './errors.ts';
 import { DB_FLAG_HELP } from './ingest.ts';
 import type { CliIO } from './io.ts';
@@ -32,12 +32,6 @@ interface BotFlags {
   runnerConfig: string;
   checklist: string;
   codeowners: string;
-}
-
-function port(value: string): number {
-  const n = parseIntArg(value);
-  if (n < 0 || n > 65535) throw new InvalidArgumentError(`must be a port from 0 to 65535, got '${value}'`);
-  return n;
 }
 
 /** This infx's own bin/infx.js, which the bot runs for the changelog check. */
@@ -71,7 +65,7 @@ export function registerBot(program: Command, io: CliIO, setExit: (code: number)
       '--github-api-url <url>',
       'the REST API (GitHub Enterprise: https://HOST/api/v3; default: $GITHUB_API_URL, else https://api.github.com)',
     )
-    .option('--port <port>', 'port to listen on (0: any free port)', port, 3000)
+    .option('--port <port>', 'port to listen on (0: any free port)', portArg, 3000)
     .option(
       '--host <address>',
       'address to listen on (GitHub must reach it: put it behind your HTTPS proxy)',

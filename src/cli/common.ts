@@ -7,6 +7,13 @@ export function parseIntArg(value: string): number {
   return Number.parseInt(value, 10);
 }
 
+/** A port to listen on (0: any free port). */
+export function portArg(value: string): number {
+  const n = parseIntArg(value);
+  if (n < 0 || n > 65535) throw new InvalidArgumentError(`must be a port from 0 to 65535, got '${value}'`);
+  return n;
+}
+
 export function positiveInt(value: string): number {
   const n = parseIntArg(value);
   if (n < 1) throw new InvalidArgumentError(`must be a positive integer, got '${value}'`);

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
-import { parseIntArg } from './common.ts';
+import { portArg } from './common.ts';
 import { reportError } from './errors.ts';
 import { DB_FLAG_HELP } from './ingest.ts';
 import type { CliIO } from './io.ts';
@@ -16,12 +15,6 @@ interface ServeFlags {
   allowedHost?: string[];
 }
 
-function port(value: string): number {
-  const n = parseIntArg(value);
-  if (n < 0 || n > 65535) throw new InvalidArgumentError(`must be a port from 0 to 65535, got '${value}'`);
-  return n;
-}
-
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 export function registerServe(program: Command, io: CliIO, setExit: (code: number) => void): void {
@@ -31,7 +24,7 @@ export function registerServe(program: Command, io: CliIO, setExit: (code: numbe
       'serve the dashboard (inference view, runs, compare) and its JSON API under /api/ from the results database',
     )
     .option('--db <url>', DB_FLAG_HELP)
-    .option('--port <port>', 'port to listen on (0: any free port)', port, 8080)
+    .option('--port <port>', 'port to listen on (0: any free port)', portArg, 8080)
     .option('--host <address>', 'address to listen on (0.0.0.0: every interface)', '127.0.0.1')
     .option(
       '--runs <dir>',

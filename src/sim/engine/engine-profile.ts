@@ -1,4 +1,5 @@
 import type { Precision } from '../../schema/catalog.ts';
+import { RECIPE_BY_FRAMEWORK } from '../../schema/recipes.ts';
 
 /**
  * What a matrix row's framework does with memory at saturation, as far as the simulator models it: the
@@ -29,19 +30,9 @@ export interface FrameworkProfile {
   memoryReason: string;
 }
 
-const FAMILY: Readonly<Record<string, EngineFamily>> = {
-  vllm: 'vllm',
-  'dynamo-vllm': 'vllm',
-  'llmd-vllm': 'vllm',
-  sglang: 'sglang',
-  'dynamo-sglang': 'sglang',
-  'sglang-disagg': 'sglang',
-  trt: 'trt',
-  'dynamo-trt': 'trt',
-};
-
+/** A framework's engine family: the recipe that launches it (schema/recipes.ts), else 'other'. */
 export function engineFamily(framework: string): EngineFamily {
-  return FAMILY[framework] ?? 'other';
+  return (RECIPE_BY_FRAMEWORK[framework] as EngineFamily | undefined) ?? 'other';
 }
 
 /** The KV dtype and memory semantics of a row's engine; `override` is `--kv-cache-dtype`. */

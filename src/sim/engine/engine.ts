@@ -6,6 +6,7 @@ import { Prng } from './prng.ts';
 import { Seq } from './seq.ts';
 import { AcceptanceSampler, validateSpec } from './spec-decode.ts';
 import {
+  checkRequest,
   type EngineGauges,
   type EngineHooks,
   type EngineOptions,
@@ -14,6 +15,7 @@ import {
   SimRequestError,
   type StepEngine,
   type StepInfo,
+  stopOf,
 } from './types.ts';
 
 export type {
@@ -122,18 +124,7 @@ export class SimEngine implements Paced, StepEngine {
    */
   submit(req: SimRequest, atMs?: number): number {
     if (this.byId.has(req.id)) throw new SimRequestError(`request id '${req.id}' is already in the engine`);
-    if (!(Number.isInteger(req.promptTokens) && req.promptTokens >= 1)) {
-      throw new SimRequestError(`promptTokens must be an integer >= 1, got ${req.promptTokens}`);
-    }
-    if (!(Number.isInteger(req.maxTokens) && req.maxTokens >= 1)) {
-      throw new SimRequestError(`maxTokens must be an integer >= 1, got ${req.maxTokens}`);
-    }
-    if (req.promptTokens + req.maxTokens > this.capacityTokens) {
-      throw new SimRequestError(
-        `prompt (${req.promptTokens}) + max tokens (${req.maxTokens}) exceeds the KV cache of ` +
-          `${this.capacityTokens} tokens: raise gpu memory utilization or parallelism, or shorten the request`,
-      );
-    }
+    checkRequest(req, this.capacityTokens);
     if (this.opts.chunkedPrefill === false && req.promptTokens + req.maxTokens > this.maxNumBatchedTokens) {
       // Without chunking a (re)computed prompt must fit one step, as vLLM's max_num_batched_tokens >= max_model_len.
       throw new SimRequestError(
@@ -147,8 +138,7 @@ export class SimEngine implements Paced, StepEngine {
       if (!this.pending && !this.hasWork()) this.advanceTo(at);
       arrival = this.pending ? Math.min(Math.max(at, this.now), this.pending.info.endMs) : this.now;
     }
-    const stop = req.ignoreEos ? req.maxTokens : Math.min(req.maxTokens, req.stopAfter ?? req.maxTokens);
-    const seq = new Seq(req, Math.max(1, stop), arrival);
+    const seq = new Seq(req, stopOf(req), arrival);
     this.byId.set(req.id, seq);
     this.waiting.push(seq);
     if (this.wakers.length > 0) {

@@ -5,6 +5,7 @@ import type { BatchTotals } from './perf-model.ts';
 import { Prng } from './prng.ts';
 import { AcceptanceSampler } from './spec-decode.ts';
 import {
+  checkRequest,
   type EngineGauges,
   type EngineHooks,
   type EngineOptions,
@@ -13,6 +14,7 @@ import {
   SimRequestError,
   type StepEngine,
   type StepInfo,
+  stopOf,
 } from './types.ts';
 
 export function fastEngineSupports(opts: EngineOptions): boolean {
@@ -117,24 +119,14 @@ export abstract class FastBase implements StepEngine {
 
   submit(req: SimRequest, atMs?: number): number {
     if (this.byId.has(req.id)) throw new SimRequestError(`request id '${req.id}' is already in the engine`);
-    if (!(Number.isInteger(req.promptTokens) && req.promptTokens >= 1))
-      throw new SimRequestError(`promptTokens must be an integer >= 1, got ${req.promptTokens}`);
-    if (!(Number.isInteger(req.maxTokens) && req.maxTokens >= 1))
-      throw new SimRequestError(`maxTokens must be an integer >= 1, got ${req.maxTokens}`);
-    if (req.promptTokens + req.maxTokens > this.capacityTokens) {
-      throw new SimRequestError(
-        `prompt (${req.promptTokens}) + max tokens (${req.maxTokens}) exceeds the KV cache of ` +
-          `${this.capacityTokens} tokens: raise gpu memory utilization or parallelism, or shorten the request`,
-      );
-    }
+    checkRequest(req, this.capacityTokens);
     let arrival = this.now;
     const at = atMs ?? this.clock?.();
     if (at !== undefined) {
       if (!this.pending && !this.hasWork()) this.advanceTo(at);
       arrival = this.pending ? Math.min(Math.max(at, this.now), this.pending.info.endMs) : this.now;
     }
-    const stop = req.ignoreEos ? req.maxTokens : Math.min(req.maxTokens, req.stopAfter ?? req.maxTokens);
-    const s = new FSeq(req, Math.max(1, stop), arrival);
+    const s = new FSeq(req, stopOf(req), arrival);
     this.byId.set(req.id, s);
     this.waiting.push(s);
     if (this.wakers.length > 0) {

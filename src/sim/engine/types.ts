@@ -114,6 +114,24 @@ export class SimRequestError extends Error {
   override name = 'SimRequestError';
 }
 
+/** The checks both engines make of a request at submit (ids aside): lengths, and the whole KV cache. */
+export function checkRequest(req: SimRequest, capacityTokens: number): void {
+  if (!(Number.isInteger(req.promptTokens) && req.promptTokens >= 1))
+    throw new SimRequestError(`promptTokens must be an integer >= 1, got ${req.promptTokens}`);
+  if (!(Number.isInteger(req.maxTokens) && req.maxTokens >= 1))
+    throw new SimRequestError(`maxTokens must be an integer >= 1, got ${req.maxTokens}`);
+  if (req.promptTokens + req.maxTokens > capacityTokens)
+    throw new SimRequestError(
+      `prompt (${req.promptTokens}) + max tokens (${req.maxTokens}) exceeds the KV cache of ` +
+        `${capacityTokens} tokens: raise gpu memory utilization or parallelism, or shorten the request`,
+    );
+}
+
+/** The tokens a request emits: max tokens, or fewer where it stops early (EOS honoured). */
+export function stopOf(req: SimRequest): number {
+  return Math.max(1, req.ignoreEos ? req.maxTokens : Math.min(req.maxTokens, req.stopAfter ?? req.maxTokens));
+}
+
 /**
  * What a co-simulation (a prefill/decode cluster, the predictor) needs of an engine: the full-fidelity
  * SimEngine and the aggregated FastEngine both provide it.
