@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpDir } from './helpers.ts';
@@ -18,6 +19,7 @@ const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd,
 let gh: FakeGitHubApp;
 let bot: BotProcess;
 const shas: Record<string, string> = {};
+const secretFile = join(tmpDir('infx-bot-host-'), 'secret.yaml');
 
 beforeAll(async () => {
   // One upstream: main at the base; each PR's head only at refs/pull/<n>/head.
@@ -35,10 +37,20 @@ beforeAll(async () => {
   );
   shas.rewrite = git(up.dir, 'rev-parse', 'HEAD');
   git(up.dir, 'reset', '-q', '--hard', 'base');
+  // A hostile PR: the master config a symlink to a file of the bot's host.
+  writeFileSync(secretFile, 'TOPSECRET-of-the-bot-host: 1\n');
+  rmSync(join(up.dir, 'configs/amd-master.yaml'));
+  symlinkSync(secretFile, join(up.dir, 'configs/amd-master.yaml'));
+  writeFileSync(join(up.dir, 'perf-changelog.yaml'), `${HISTORY}\n${entry('XXX')}`);
+  git(up.dir, 'add', '-A');
+  git(up.dir, 'commit', '-q', '-m', 'symlink');
+  shas.symlink = git(up.dir, 'rev-parse', 'HEAD');
+  git(up.dir, 'reset', '-q', '--hard', 'base');
   const remote = join(tmpDir('infx-bot-remote-'), 'bench.git');
   git(up.dir, 'clone', '-q', '--bare', up.dir, remote);
   git(remote, 'update-ref', 'refs/pull/7/head', shas.collision!);
   git(remote, 'update-ref', 'refs/pull/8/head', shas.rewrite!);
+  git(remote, 'update-ref', 'refs/pull/10/head', shas.symlink!);
   for (const tag of ['base', 'collision', 'rewrite']) git(remote, 'tag', '-d', tag);
   const clone = join(tmpDir('infx-bot-clone-'), 'bench');
   git(tmpDir(), 'clone', '-q', remote, clone);
@@ -137,6 +149,14 @@ describe('infx bot serve: the changelog check run', () => {
     expect((await post(bot.hook, d)).status).toBe(202);
     await bot.settle();
     expect([...gh.checkRuns.values()].map((r) => r.conclusion)).toEqual(['failure']);
+  });
+
+  it("never reads a file of the bot's host through a PR's symlink", async () => {
+    const [run] = await checkRunOf(
+      pull(10, shas.symlink!, ['configs/amd-master.yaml', 'perf-changelog.yaml']),
+    );
+    expect(run).toBeDefined();
+    expect(JSON.stringify(run)).not.toContain('TOPSECRET');
   });
 
   it('runs no check on a PR that touches neither the changelog, the configs nor the recipes', async () => {

@@ -96,7 +96,17 @@ export function withCheckout<T>(
         throw new BotError(
           `commit ${sha} is not in ${remote} (fetched refs/pull/${pr}/head and the branches)`,
         );
-    const co = await git(dir, ['checkout', '--quiet', '--force', '--detach', t.headSha]);
+    // A PR's symlink (configs/x.yaml -> /etc/...) is checked out as a file holding its target, so infx never
+    // reads, and posts, a file of the bot's host.
+    const co = await git(dir, [
+      '-c',
+      'core.symlinks=false',
+      'checkout',
+      '--quiet',
+      '--force',
+      '--detach',
+      t.headSha,
+    ]);
     if (co.code !== 0) throw new BotError(`git checkout ${t.headSha} in ${dir} failed: ${co.stderr.trim()}`);
     await git(dir, ['clean', '-ffdxq']);
     return fn();
