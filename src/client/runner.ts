@@ -200,7 +200,7 @@ async function lane(run: PhaseRun, transport: Transport, thread: ThreadState): P
       .send(req.body, signal.signal, headers, req.maxTokens)
       .finally(signal.release);
     const record = toRecord(run, req, scheduled, outcome);
-    const text = outcome.stream.text.join('');
+    const text = outcome.stream.text.toString();
     run.onRecord(record, text, outcome.sentMs - due);
     run.driver.complete(req, record, text);
     thread.completed();

@@ -78,7 +78,7 @@ describe('applyEvent', () => {
     expect(s).toMatchObject({ firstTokenMs: 10, lastTokenMs: 22, chunkGapsMs: [5, 7], contentChunks: 3 });
     expect(s).toMatchObject({ finished: true, done: true });
     expect(s.usage).toMatchObject({ chunks: 1, prompt: 7, completion: 3, completionConflict: null });
-    expect(s.text.join('')).toBe('ac');
+    expect(s.text.toString()).toBe('ac');
   });
 
   it('chat: a role-only chunk is not a token; reasoning counts as the first token', () => {

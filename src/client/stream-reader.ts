@@ -9,6 +9,8 @@
  * - both endpoints: the last token is the last token-carrying chunk; a usage-only chunk never extends E2EL.
  */
 
+import { StreamText } from './stream-text.ts';
+
 export type Endpoint = 'chat' | 'completions';
 
 export interface StreamState {
@@ -22,7 +24,7 @@ export interface StreamState {
   finished: boolean;
   done: boolean;
   /** Generated text (all channels), for the client-side token count. */
-  text: string[];
+  text: StreamText;
   /** Characters in `text`. */
   textChars: number;
   /** An error object sent inside the stream, or a payload that was not JSON. */
@@ -61,7 +63,7 @@ export function newStreamState(): StreamState {
     usage: null,
     finished: false,
     done: false,
-    text: [],
+    text: new StreamText(),
     textChars: 0,
     streamError: null,
     engine: null,
@@ -159,7 +161,7 @@ function noteUsage(state: StreamState, usage: Json): void {
 // A completions chunk with a choice is one generated step even when its text is empty (a special token).
 function completionToken(choice: Json, state: StreamState): 'content' | null {
   if (typeof choice.text === 'string' && choice.text.length > 0) {
-    state.text.push(choice.text);
+    state.text.append(choice.text);
     state.textChars += choice.text.length;
   } else if (choice.finish_reason && choice.text === '') return null;
   return 'content';
@@ -170,12 +172,12 @@ function chatToken(choice: Json, state: StreamState): 'content' | 'reasoning' | 
   if (!delta || typeof delta !== 'object') return null;
   const reasoning = delta.reasoning_content ?? delta.reasoning;
   if (typeof reasoning === 'string' && reasoning.length > 0) {
-    state.text.push(reasoning);
+    state.text.append(reasoning);
     state.textChars += reasoning.length;
     return 'reasoning';
   }
   if (typeof delta.content === 'string' && delta.content.length > 0) {
-    state.text.push(delta.content);
+    state.text.append(delta.content);
     state.textChars += delta.content.length;
     return 'content';
   }
