@@ -33,6 +33,8 @@ export interface SimSetup {
   maxNumSeqs?: number;
   /** Default 8192 (vLLM V1 online serving). */
   maxNumBatchedTokens?: number;
+  /** Whether decodes take from maxNumBatchedTokens (EngineOptions.decodesInBudget); default true (vLLM). */
+  decodesInBudget?: boolean;
   /** Default true (vLLM V1). */
   chunkedPrefill?: boolean;
   /** Default false. */
@@ -139,6 +141,7 @@ export function resolveSim(setup: SimSetup): ResolvedSim {
     kvBlocks,
     maxNumSeqs: positiveInt('max-num-seqs', setup.maxNumSeqs, 256),
     maxNumBatchedTokens: positiveInt('max-num-batched-tokens', setup.maxNumBatchedTokens, 8192),
+    decodesInBudget: setup.decodesInBudget ?? true,
     chunkedPrefill: setup.chunkedPrefill ?? true,
     prefixCaching: setup.prefixCaching ?? false,
     hostKv,

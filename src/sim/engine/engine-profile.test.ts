@@ -3,7 +3,7 @@ import { accelerator, model } from '../../catalog/index.ts';
 import { DEFAULT_RESERVE_GIB, GIB, weightBytesPerRank } from '../../catalog/memory.ts';
 import { resolveSim, type SimSetup } from './config.ts';
 import { frameworkProfile } from './engine-profile.ts';
-import { explainPoint } from './explain.ts';
+import { explainPoint, formatExplain } from './explain.ts';
 import { setupOfRow } from './rows.ts';
 
 /** KV-cache dtype and memory split per framework (issue 21, part 1), and `sim predict --explain`'s figures. */
@@ -53,6 +53,31 @@ describe('KV-cache dtype per framework and precision', () => {
     expect(single(row('vllm', 'fp8'), { kvCacheDtype: 'fp8' }).kvPrecision).toBe('fp8');
     expect(single(row('trt', 'fp8'), { kvCacheDtype: 'bf16' }).kvPrecision).toBe('bf16');
     expect(frameworkProfile('trt', 'fp8', '', 'bf16').kvReason).toBe('--kv-cache-dtype');
+  });
+});
+
+describe('token budget per framework', () => {
+  const dep8 = { tp: 8, ep: 8, 'dp-attn': true };
+  it('vLLM and TensorRT-LLM: decodes take from the budget, which is per DP rank under DP attention', () => {
+    for (const fw of ['vllm', 'trt', 'dynamo-trt']) {
+      expect(single(row(fw, 'fp8'))).toMatchObject({ maxNumBatchedTokens: 8192, decodesInBudget: true });
+      expect(single(row(fw, 'fp8', dep8))).toMatchObject({
+        maxNumBatchedTokens: 8 * 8192,
+        decodesInBudget: true,
+      });
+    }
+  });
+
+  it("SGLang: the chunked-prefill budget is the whole worker's and bounds prefill only", () => {
+    for (const over of [{}, dep8]) {
+      expect(single(row('sglang', 'fp8', over))).toMatchObject({
+        maxNumBatchedTokens: 8192,
+        decodesInBudget: false,
+      });
+    }
+    const lines = formatExplain(explainPoint(row('sglang', 'fp8', dep8), 64)).join('\n');
+    expect(lines).toContain('token budget: 8192 per step for prefill chunks (decodes outside it)');
+    expect(lines).toContain('divided among 8 DP ranks');
   });
 });
 

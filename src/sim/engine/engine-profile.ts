@@ -18,6 +18,47 @@ import { RECIPE_BY_FRAMEWORK } from '../../schema/recipes.ts';
  * Frameworks not listed (ATOM, TileRT, …) take the vLLM-style default, and say so.
  */
 
+/** A worker's token budget per step and what it holds, from the framework's scheduler. */
+export interface SchedulerProfile {
+  /** Tokens per step for the whole worker (every DP rank together). */
+  maxNumBatchedTokens: number;
+  /** Whether decodes take from that budget (EngineOptions.decodesInBudget). */
+  decodesInBudget: boolean;
+  reason: string;
+}
+
+/** The frameworks' default per-step token budget (vLLM V1 online serving, trtllm-serve, SGLang's chunk). */
+export const DEFAULT_BATCHED_TOKENS = 8192;
+
+/**
+ * The scheduler budget of a worker of `family` with `dpRanks` attention-DP ranks (1 without DP attention):
+ * - vLLM: `--max-num-batched-tokens` holds every scheduled token, decodes included, per engine core; with
+ *   data-parallel attention every DP rank is an engine core with its own scheduler, so the worker's budget is
+ *   the rank's times the ranks.
+ * - TensorRT-LLM: `max_num_tokens` holds every token of an iteration; under attention DP each rank
+ *   schedules its own batch, per rank as vLLM.
+ * - SGLang: `--chunked-prefill-size` bounds prefill chunks only (a decode batch runs every running request),
+ *   and is the whole worker's: with DP attention SGLang divides it among the ranks.
+ */
+export function schedulerProfile(family: EngineFamily, dpRanks: number, framework: string): SchedulerProfile {
+  const name = framework || 'no framework';
+  const ranks = Math.max(1, dpRanks);
+  if (family === 'sglang') {
+    return {
+      maxNumBatchedTokens: DEFAULT_BATCHED_TOKENS,
+      decodesInBudget: false,
+      reason: `${name}: --chunked-prefill-size bounds prefill chunks of the whole worker${ranks > 1 ? ` (divided among ${ranks} DP ranks)` : ''}; every running decode runs each step`,
+    };
+  }
+  const knob = family === 'trt' ? 'max_num_tokens' : '--max-num-batched-tokens';
+  const who = family === 'other' ? `${name}: not modelled; as vLLM, ` : `${name}: `;
+  return {
+    maxNumBatchedTokens: DEFAULT_BATCHED_TOKENS * ranks,
+    decodesInBudget: true,
+    reason: `${who}${knob} ${DEFAULT_BATCHED_TOKENS} holds every scheduled token, decodes included${ranks > 1 ? `, per DP rank (× ${ranks})` : ''}`,
+  };
+}
+
 export type EngineFamily = 'vllm' | 'sglang' | 'trt' | 'other';
 export type KvCacheDtype = 'auto' | Precision;
 

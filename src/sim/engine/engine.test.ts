@@ -34,6 +34,25 @@ const req = (
 });
 
 describe('SimEngine scheduling', () => {
+  it('decodes take from the token budget, unless decodesInBudget is false (then every running decode runs)', () => {
+    const decodedInFirstSteps = (decodesInBudget: boolean) => {
+      const rec = recorder();
+      const engine = new SimEngine(
+        { timer, kvBlocks: 4096, maxNumSeqs: 64, maxNumBatchedTokens: 32, decodesInBudget },
+        rec.hooks,
+      );
+      // Two 16-token prompts fit a step's budget: 32 steps admit all 64, none finishes before step 200.
+      for (let i = 0; i < 64; i++) engine.submit(req(`r${i}`, 16, 200));
+      const steps = Array.from({ length: 40 }, () => engine.step()!);
+      return steps.map((s) => s.decodeTokens);
+    };
+    const inside = decodedInFirstSteps(true);
+    const outside = decodedInFirstSteps(false);
+    // Inside the budget a step never decodes more than 32; outside, every running request decodes.
+    expect(Math.max(...inside)).toBeLessThanOrEqual(32);
+    expect(Math.max(...outside)).toBe(64);
+  });
+
   it('splits a long prompt into chunks within the token budget, then decodes one token per step', () => {
     const rec = recorder();
     const engine = new SimEngine({ timer, kvBlocks: 4096, maxNumBatchedTokens: 8192 }, rec.hooks);

@@ -48,6 +48,7 @@ export class SimEngine implements Paced, StepEngine {
   readonly blockSize = BLOCK_SIZE;
   readonly maxNumSeqs: number;
   readonly maxNumBatchedTokens: number;
+  private readonly decodesInBudget: boolean;
   private readonly pool: BlockPool;
   private readonly host: HostTier | null;
   /** Host → GPU copy time of the requests admitted in the step being scheduled. */
@@ -83,6 +84,7 @@ export class SimEngine implements Paced, StepEngine {
     this.pool = new BlockPool(opts.kvBlocks, host ? (hash) => host.store(hash) : undefined);
     this.maxNumSeqs = opts.maxNumSeqs ?? 256;
     this.maxNumBatchedTokens = opts.maxNumBatchedTokens ?? 8192;
+    this.decodesInBudget = opts.decodesInBudget ?? true;
     if (opts.spec) validateSpec(opts.spec);
     this.sampler = opts.spec ? new AcceptanceSampler(opts.spec, new Prng(opts.seed ?? 0)) : null;
     this.draftTokens = opts.spec?.draftTokens ?? 0;
@@ -219,11 +221,13 @@ export class SimEngine implements Paced, StepEngine {
     this.loadMs = 0;
     const batch: Seq[] = [];
     let preempted = 0;
-    for (let i = 0; i < this.running.length && budget > 0; ) {
+    const inBudget = this.decodesInBudget;
+    for (let i = 0; i < this.running.length && (budget > 0 || !inBudget); ) {
       const seq = this.running[i]!;
       const need = seq.length - seq.computed;
       const decoding = need === 1 && seq.output > 0;
-      let n = decoding ? Math.min(1 + this.draftTokens, budget) : Math.min(need, budget);
+      const w = 1 + this.draftTokens;
+      let n = decoding ? (inBudget ? Math.min(w, budget) : w) : Math.min(need, budget);
       if (!decoding && n < need && this.opts.chunkedPrefill === false) n = 0;
       if (n === 0) {
         i++;
@@ -240,12 +244,12 @@ export class SimEngine implements Paced, StepEngine {
       seq.scheduled = n;
       seq.drafting = decoding && n > 1;
       batch.push(seq);
-      budget -= n;
+      if (!decoding || inBudget) budget -= n;
       i++;
     }
     while (
       preempted === 0 &&
-      budget > 0 &&
+      (budget > 0 || !inBudget) &&
       this.waiting.length > 0 &&
       this.running.length < this.maxNumSeqs
     ) {
@@ -257,7 +261,7 @@ export class SimEngine implements Paced, StepEngine {
       seq.scheduled = n;
       seq.drafting = false;
       batch.push(seq);
-      budget -= n;
+      if (inBudget || !this.transferring(seq)) budget -= n;
     }
     if (batch.length === 0) {
       throw new Error('scheduler stalled: nothing schedulable although requests are queued (KV too small?)');
@@ -353,7 +357,9 @@ export class SimEngine implements Paced, StepEngine {
 
   /** Admits a waiting request: prefix-cache hits, then the first chunk; returns tokens scheduled (0: no). */
   private admit(seq: Seq, budget: number): number {
-    if (seq.req.kvTransferred && seq.preemptions === 0) return this.admitTransferred(seq, budget);
+    if (this.transferring(seq)) return this.admitTransferred(seq, budget);
+    // The budget is spent: no prefill chunk this step (reached only when decodes sit outside the budget).
+    if (budget < 1) return 0;
     const hashes = this.opts.prefixCaching ? seq.req.prefixHashes : undefined;
     const promptBlocks = Math.floor(seq.req.promptTokens / BLOCK_SIZE);
     // At least one token must be computed to produce logits, as vLLM.
@@ -402,10 +408,18 @@ export class SimEngine implements Paced, StepEngine {
     };
   }
 
-  /** Admission with the prompt's KV already in place: blocks for all of it, one token left to compute. */
+  /** Whether `seq` is admitted with its prompt's KV transferred in (a decode worker's first admission). */
+  private transferring(seq: Seq): boolean {
+    return seq.req.kvTransferred === true && seq.preemptions === 0;
+  }
+
+  /**
+   * Admission with the prompt's KV already in place: blocks for all of it, one token left to compute (a
+   * token of the budget when decodes take from it).
+   */
   private admitTransferred(seq: Seq, budget: number): number {
     const blocks = Math.ceil(seq.length / BLOCK_SIZE);
-    if (budget < 1 || blocks > this.pool.numFree()) return 0;
+    if ((budget < 1 && this.decodesInBudget) || blocks > this.pool.numFree()) return 0;
     seq.blocks = this.pool.allocate(blocks)!;
     seq.computed = seq.length - 1;
     seq.registered = 0;

@@ -2,7 +2,7 @@ import { GIB } from '../../catalog/memory.ts';
 import type { Precision } from '../../schema/catalog.ts';
 import { isAggregate } from './aggregate.ts';
 import { resolveSim, type SimSetup } from './config.ts';
-import { frameworkProfile } from './engine-profile.ts';
+import { engineFamily, frameworkProfile, schedulerProfile } from './engine-profile.ts';
 import type { StepBreakdown } from './perf-model.ts';
 import { type PointOutcome, type RowSetupOptions, setupOfRow } from './rows.ts';
 
@@ -34,6 +34,9 @@ export interface MemoryExplain {
   kvCapacityTokens: number;
   maxNumSeqs: number;
   maxNumBatchedTokens: number;
+  /** Whether decodes take from that budget, and the framework rule behind both. */
+  decodesInBudget: boolean;
+  budgetReason: string;
 }
 
 export type Binding = 'compute' | 'memory bandwidth' | 'communication' | 'fixed per-step cost';
@@ -110,7 +113,9 @@ export function explainPoint(
         : // The steady predictor runs max(256, conc) sequences at once (predict.ts).
           [{ pool: 'engine', workers: 1, setup: { ...setup, maxNumSeqs: Math.max(256, conc) }, users: conc }];
   const resolved = pools.map((p) => ({ ...p, r: resolveSim(p.setup) }));
-  const memory = resolved.map(({ pool, workers, r }): MemoryExplain => {
+  const framework = String(row.framework ?? '');
+  const memory = resolved.map(({ pool, workers, r, setup: s }): MemoryExplain => {
+    const sched = schedulerProfile(engineFamily(framework), s.dpAttn ? (s.tp ?? 1) : 1, framework);
     return {
       pool,
       workers,
@@ -130,6 +135,8 @@ export function explainPoint(
       kvCapacityTokens: r.kvBlocks * 16,
       maxNumSeqs: r.engineOptions.maxNumSeqs ?? 256,
       maxNumBatchedTokens: r.engineOptions.maxNumBatchedTokens ?? 8192,
+      decodesInBudget: r.engineOptions.decodesInBudget ?? true,
+      budgetReason: sched.reason,
     };
   });
   const pre = resolved[0]!;
@@ -184,7 +191,10 @@ export function formatExplain(e: PointExplain): string[] {
     );
     out.push(
       `  KV cache: ${m.kvPrecision} (${m.kvReason}), ${m.kvBytesPerToken} B/token/rank, ` +
-        `${m.kvCapacityTokens} tokens per engine; max ${m.maxNumSeqs} seqs, ${m.maxNumBatchedTokens} batched tokens`,
+        `${m.kvCapacityTokens} tokens per engine; max ${m.maxNumSeqs} seqs`,
+    );
+    out.push(
+      `  token budget: ${m.maxNumBatchedTokens} per step${m.decodesInBudget ? '' : ' for prefill chunks (decodes outside it)'} (${m.budgetReason})`,
     );
   }
   for (const p of e.phases) {

@@ -24,7 +24,12 @@ export function fastEngineSupports(opts: EngineOptions): boolean {
     !opts.hostKv &&
     opts.chunkedPrefill !== false &&
     typeof opts.timer.stepTimeTotals === 'function' &&
-    (opts.maxNumSeqs ?? 256) * width < (opts.maxNumBatchedTokens ?? 8192)
+    // One token per decode: a step's decodes are at most the tokens the step before scheduled, so they
+    // always fit the budget, whatever maxNumSeqs allows. Wider decodes (draft tokens) may not, unless
+    // decodes sit outside the budget.
+    (opts.decodesInBudget === false ||
+      width === 1 ||
+      (opts.maxNumSeqs ?? 256) * width < (opts.maxNumBatchedTokens ?? 8192))
   );
 }
 
@@ -35,6 +40,8 @@ export function fastEngineSupports(opts: EngineOptions): boolean {
 export abstract class FastBase implements StepEngine {
   readonly maxNumSeqs: number;
   readonly maxNumBatchedTokens: number;
+  /** Whether decodes take from the token budget (EngineOptions.decodesInBudget). */
+  protected readonly decodesInBudget: boolean;
   protected readonly numBlocks: number;
   protected free: number;
   /** Tokens a decode feeds per step (1 + draft tokens). */
@@ -81,6 +88,7 @@ export abstract class FastBase implements StepEngine {
     this.free = opts.kvBlocks;
     this.maxNumSeqs = opts.maxNumSeqs ?? 256;
     this.maxNumBatchedTokens = opts.maxNumBatchedTokens ?? 8192;
+    this.decodesInBudget = opts.decodesInBudget ?? true;
     this.width = 1 + (opts.spec?.draftTokens ?? 0);
     this.al = opts.spec?.acceptanceLength ?? 1;
     this.topK = opts.timer.attentionTopK ?? Number.POSITIVE_INFINITY;

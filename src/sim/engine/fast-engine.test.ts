@@ -119,6 +119,53 @@ describe('the fast engine against the full co-simulation', () => {
     }
   });
 
+  it('the same predictions when more sequences may run than the token budget holds (one token per decode)', () => {
+    // Budget 256, up to 1024 running: decodes alone fill the budget, as a big disaggregated decode worker's do.
+    const setup: SimSetup = {
+      model: 'meta-llama/Llama-3.1-8B-Instruct',
+      hardware: 'h100',
+      maxNumSeqs: 1024,
+      maxNumBatchedTokens: 256,
+    };
+    expect(useFastEngine('auto', resolveSim(setup).engineOptions)).toBe(true);
+    const w = { ...setup, isl: 512, osl: 32, concurrency: 600, measureRequests: 600 };
+    const exact = predictPoint({ ...w, engine: 'exact' });
+    expectSame(predictPoint(w), exact, 'agg, budget-bound');
+    const disagg = { prefill: { workers: 2, setup }, decode: { workers: 1, setup } };
+    const d = { isl: 512, osl: 32, concurrency: 600 };
+    expectSame(
+      predictDisagg(disagg, d),
+      predictDisagg(disagg, { ...d, engine: 'exact' }),
+      'disagg, budget-bound',
+    );
+  });
+
+  it('the same predictions with decodes outside the token budget (SGLang), with and without drafts', () => {
+    const base: SimSetup = {
+      model: 'deepseek-ai/DeepSeek-R1-0528',
+      hardware: 'b200',
+      tp: 8,
+      precision: 'fp8',
+      maxNumSeqs: 1024,
+      maxNumBatchedTokens: 256,
+      decodesInBudget: false,
+    };
+    for (const spec of [null, { method: 'mtp' as const, draftTokens: 3, acceptanceLength: 2.5 }]) {
+      const setup = { ...base, spec };
+      expect(useFastEngine('auto', resolveSim(setup).engineOptions)).toBe(true);
+      const w = { ...setup, isl: 512, osl: 32, concurrency: 600, measureRequests: 600 };
+      const exact = predictPoint({ ...w, engine: 'exact' });
+      expectSame(predictPoint(w), exact, `agg, decodes outside the budget, spec ${spec?.method}`);
+      const disagg = { prefill: { workers: 2, setup }, decode: { workers: 1, setup } };
+      const d = { isl: 512, osl: 32, concurrency: 600 };
+      expectSame(
+        predictDisagg(disagg, d),
+        predictDisagg(disagg, { ...d, engine: 'exact' }),
+        `disagg, decodes outside the budget, spec ${spec?.method}`,
+      );
+    }
+  });
+
   it('speculative decoding: the same predictions with draws per decode; within 2% with one shared sequence', () => {
     const setup: SimSetup = {
       model: 'deepseek-ai/DeepSeek-R1-0528',
@@ -161,7 +208,9 @@ describe('the fast engine against the full co-simulation', () => {
       resolveSim({ model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'h100', ...s }).engineOptions;
     expect(useFastEngine('fast', opts({ prefixCaching: true }))).toBe(false);
     expect(useFastEngine('fast', opts({ chunkedPrefill: false }))).toBe(false);
-    expect(useFastEngine('fast', opts({ maxNumSeqs: 8192 }))).toBe(false);
+    const mtp = { method: 'mtp' as const, draftTokens: 3, acceptanceLength: 2.5 };
+    expect(useFastEngine('fast', opts({ maxNumSeqs: 8192, spec: mtp }))).toBe(false);
+    expect(useFastEngine('fast', opts({ maxNumSeqs: 8192 }))).toBe(true);
     expect(useFastEngine('auto', opts({}))).toBe(true);
     expect(useFastEngine('exact', opts({}))).toBe(false);
   });

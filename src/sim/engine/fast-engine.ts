@@ -24,7 +24,8 @@ export { fastEngineSupports } from './fast-scheduler.ts';
  * reports a request's first token only (predictors need nothing else); onFinish as engine.ts.
  *
  * Supported setups (`fastEngineSupports`): no prefix caching, no host KV tier, chunked prefill, and every
- * decode of a full batch fitting the token budget (maxNumSeqs × (1 + draft tokens) < maxNumBatchedTokens).
+ * decode of a full batch fitting the token budget: one token per decode, or maxNumSeqs × (1 + draft tokens) <
+ * maxNumBatchedTokens.
  */
 
 /**
@@ -100,9 +101,11 @@ export class FastEngine extends FastScheduler {
     if (this.running >= this.maxNumSeqs) return true;
     if (this.waiting.length === this.waitHead) return this.closed;
     const s = this.waiting[this.waitHead]!;
-    const budget = this.maxNumBatchedTokens - this.alive * this.width;
+    const inBudget = this.decodesInBudget;
+    const budget = this.maxNumBatchedTokens - (inBudget ? this.alive * this.width : 0);
     const transferred = s.req.kvTransferred === true && s.preemptions === 0;
-    return (transferred ? blocksOf(s.length) : blocksOf(Math.min(s.length, budget))) > this.free;
+    if (transferred) return (inBudget && budget <= 0) || blocksOf(s.length) > this.free;
+    return budget <= 0 || blocksOf(Math.min(s.length, budget)) > this.free;
   }
 
   /** The lowest live finish clock (stale heap entries dropped). */

@@ -56,15 +56,26 @@ export class FastScheduler extends FastBase {
       this.tRes = T;
     }
     const decodes = this.alive;
-    let budget = this.maxNumBatchedTokens - decodes * w;
+    const inBudget = this.decodesInBudget;
+    let budget = this.maxNumBatchedTokens - (inBudget ? decodes * w : 0);
     const batch = this.batch;
     batch.length = 0;
     if (!stopped) {
-      for (let i = 0; i < this.prefills.length && budget > 0; i++) {
+      for (let i = 0; i < this.prefills.length && (budget > 0 || !inBudget); i++) {
         const p = this.prefills[i]!;
-        // A recomputed request one token short of its length is a decode to engine.ts (it drafts).
-        const decoding = this.sampler !== null && p.length - p.computed === 1 && p.output > 0;
-        const n = decoding ? Math.min(w, budget) : Math.min(p.length - p.computed, budget);
+        // A recomputed request one token short of its length is a decode to engine.ts: it drafts, and
+        // stays outside the budget when decodes do.
+        const last = p.length - p.computed === 1 && p.output > 0;
+        const decoding = this.sampler !== null && last;
+        const outside = last && !inBudget;
+        const n = decoding
+          ? inBudget
+            ? Math.min(w, budget)
+            : w
+          : outside
+            ? 1
+            : Math.min(p.length - p.computed, budget);
+        if (n <= 0) continue;
         p.drafting = decoding && n > 1;
         const need = blocksOf(p.computed + n) - blocksOf(p.res);
         let self = false;
@@ -82,18 +93,19 @@ export class FastScheduler extends FastBase {
         p.res = p.computed + n;
         p.scheduled = n;
         batch.push(p);
-        budget -= n;
+        if (!outside) budget -= n;
       }
     }
     while (
       preempted === 0 &&
-      budget > 0 &&
+      (budget > 0 || !inBudget) &&
       this.waiting.length > this.waitHead &&
       this.running < this.maxNumSeqs
     ) {
       const s = this.waiting[this.waitHead]!;
       const transferred = s.req.kvTransferred === true && s.preemptions === 0;
       const n = transferred ? 1 : Math.min(s.length, budget);
+      if (n <= 0) break;
       const blocks = transferred ? blocksOf(s.length) : blocksOf(n);
       if (blocks > this.free) break;
       this.free -= blocks;
@@ -106,7 +118,7 @@ export class FastScheduler extends FastBase {
       s.ord = this.ordNext++;
       this.prefills.push(s);
       batch.push(s);
-      budget -= n;
+      if (inBudget || !transferred) budget -= n;
     }
     if (this.waitHead > 1024 && this.waitHead * 2 > this.waiting.length) {
       this.waiting.splice(0, this.waitHead);

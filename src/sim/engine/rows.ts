@@ -5,7 +5,7 @@ import { InfxError } from '../../schema/errors.ts';
 import { isAggregate, type RowSetup } from './aggregate.ts';
 import { type SimSetup, SimSetupError } from './config.ts';
 import type { DisaggSetup } from './disagg.ts';
-import { frameworkProfile, type KvCacheDtype } from './engine-profile.ts';
+import { engineFamily, frameworkProfile, type KvCacheDtype, schedulerProfile } from './engine-profile.ts';
 import type { EngineChoice } from './fast-engine.ts';
 import { PredictError, type PredictMethod, type PredictResult, predictPoint } from './predict.ts';
 import { predictDisagg } from './predict-disagg.ts';
@@ -174,20 +174,27 @@ export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row'): R
     str(r, 'model'),
     opts.kvCacheDtype,
   );
-  const engine = (p: Row, name: string): SimSetup => ({
-    ...agenticCache(r, where),
-    model: rowModel(r),
-    hardware: str(p, 'hardware') || str(r, 'runner'),
-    precision: precision as Precision,
-    kvPrecision: profile.kvPrecision,
-    memoryFractionOf: profile.memoryFractionOf,
-    tp: requireInt(p, 'tp', name),
-    pp: requireInt(p, 'pp', name, 1),
-    ep: requireInt(p, 'ep', name, 1),
-    dpAttn: p['dp-attn'] === true,
-    spec,
-    ...(opts.gpuMemoryUtilization !== undefined ? { gpuMemoryUtilization: opts.gpuMemoryUtilization } : {}),
-  });
+  const engine = (p: Row, name: string): SimSetup => {
+    const tp = requireInt(p, 'tp', name);
+    const dpAttn = p['dp-attn'] === true;
+    const sched = schedulerProfile(engineFamily(str(r, 'framework')), dpAttn ? tp : 1, str(r, 'framework'));
+    return {
+      ...agenticCache(r, where),
+      model: rowModel(r),
+      hardware: str(p, 'hardware') || str(r, 'runner'),
+      precision: precision as Precision,
+      kvPrecision: profile.kvPrecision,
+      memoryFractionOf: profile.memoryFractionOf,
+      tp,
+      pp: requireInt(p, 'pp', name, 1),
+      ep: requireInt(p, 'ep', name, 1),
+      dpAttn,
+      spec,
+      maxNumBatchedTokens: sched.maxNumBatchedTokens,
+      decodesInBudget: sched.decodesInBudget,
+      ...(opts.gpuMemoryUtilization !== undefined ? { gpuMemoryUtilization: opts.gpuMemoryUtilization } : {}),
+    };
+  };
   if (!isRecord(r.prefill) || !isRecord(r.decode)) return engine(r, where);
   const workers = (p: Row) => (Number.isInteger(p['num-worker']) ? (p['num-worker'] as number) : 1);
   if (workers(r.decode) === 0) {

@@ -55,6 +55,13 @@ export interface EngineOptions {
   kvBlocks: number;
   maxNumSeqs?: number;
   maxNumBatchedTokens?: number;
+  /**
+   * Whether decodes take from maxNumBatchedTokens (default true: vLLM's and TensorRT-LLM's token budget
+   * holds every scheduled token). False: the budget bounds prefill chunks only and every running decode
+   * runs each step, as SGLang's chunked_prefill_size does; a request admitted with its KV transferred
+   * then needs no budget either.
+   */
+  decodesInBudget?: boolean;
   chunkedPrefill?: boolean;
   prefixCaching?: boolean;
   /** A host-memory KV tier under the prefix cache (`kv-offloading: dram`); needs prefixCaching. */
