@@ -27,7 +27,9 @@ function aggregated(tp: number): LoopTarget {
       engine.advanceTo(at);
       engine.submit(req);
     },
-    runUntilIdle: () => engine.runUntilIdle(),
+    runUntil: (stop) => {
+      while (!stop() && engine.step());
+    },
   };
 }
 

@@ -187,6 +187,11 @@ export class DisaggCluster extends PacedEngines {
     return n;
   }
 
+  /** Co-simulation until `stop()` says so (checked before each event) or nothing is left. */
+  runUntil(stop: () => boolean): void {
+    while (!stop() && this.nextEvent());
+  }
+
   protected workers(): readonly StepEngine[] {
     return this.all;
   }

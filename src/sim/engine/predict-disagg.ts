@@ -1,7 +1,13 @@
 import { closedLoop } from './closed-loop.ts';
 import { DisaggCluster, type DisaggSetup } from './disagg.ts';
 import type { EngineChoice } from './fast-engine.ts';
-import { latencyStats, PredictError, type PredictMethod, type PredictResult } from './predict.ts';
+import {
+  defaultMeasured,
+  latencyStats,
+  PredictError,
+  type PredictMethod,
+  type PredictResult,
+} from './predict.ts';
 
 /**
  * Prediction for a disaggregated point: the same closed loop as single-engine prediction, run against
@@ -31,7 +37,7 @@ export function predictDisagg(
     );
   const measured = asMeasured
     ? (w.requests?.length ?? w.numPrompts ?? 10 * w.concurrency)
-    : Math.max(16, 2 * w.concurrency);
+    : defaultMeasured(w.concurrency);
   const r = closedLoop(cluster, {
     asMeasured,
     ...(w.requests ? { requests: w.requests } : {}),

@@ -11,8 +11,8 @@ import { Prng } from './prng.ts';
  * scheduler and roofline model `infx sim serve` runs, with no wall clock involved.
  *
  * Warm-up: the first `concurrency` completions (every client has cycled once, so the all-at-once start has
- * spread out) are discarded. Measurement: the next `measureRequests` completions (default 2 × concurrency,
- * at least 16). Throughput is output tokens emitted inside the measured window over its length; total
+ * spread out) are discarded. Measurement: the next `measureRequests` completions (defaultMeasured: 2 ×
+ * concurrency, at least 16, at most 4096). Throughput is output tokens emitted inside the measured window over its length; total
  * throughput adds the measured requests' input tokens in proportion (ISL/OSL per request), as the
  * reference's total_token_throughput does. Interactivity is 1000 / median TPOT, TPOT = (E2E − TTFT) /
  * (output − 1) per request, the reference's `median_intvty`.
@@ -24,7 +24,7 @@ export interface PredictConfig extends SimSetup {
   concurrency: number;
   /** Length spread of the random dataset; 1 = fixed lengths. Default 0.8 (the reference). */
   rangeRatio?: number;
-  /** Completions measured after warm-up; default max(16, 2 × concurrency). */
+  /** Completions measured after warm-up; default defaultMeasured(concurrency). */
   measureRequests?: number;
   /**
    * steady (default): the steady state, as described above. as-measured: what `infx bench` measures —
@@ -107,6 +107,16 @@ interface Done {
   e2e: number;
 }
 
+/**
+ * Completions the steady method measures after its warm-up: two per user, at least 16 and at most 4096.
+ * The warm-up (one completion per user) is what brings the steady state; past a few thousand completions
+ * the window's medians move by well under a percent, while the cost kept growing with the users.
+ */
+export function defaultMeasured(concurrency: number): number {
+  return Math.min(MAX_MEASURED, Math.max(16, 2 * concurrency));
+}
+const MAX_MEASURED = 4096;
+
 export function predictPoint(config: PredictConfig): PredictResult {
   const { isl, osl, concurrency: conc } = config;
   for (const [k, v] of [
@@ -124,7 +134,7 @@ export function predictPoint(config: PredictConfig): PredictResult {
   const given = asMeasured ? (config.requests ?? null) : null;
   const measure = asMeasured
     ? (given?.length ?? config.numPrompts ?? 10 * conc)
-    : (config.measureRequests ?? Math.max(16, 2 * conc));
+    : (config.measureRequests ?? defaultMeasured(conc));
   if (!Number.isInteger(measure) || measure < 1)
     throw new PredictError(`the number of measured requests must be an integer >= 1, got ${measure}`);
   const lengths = new Prng(config.workloadSeed ?? 0);
