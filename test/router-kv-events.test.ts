@@ -125,6 +125,29 @@ describe('infx router --policy kv-aware with KV events', () => {
     await complete(p.url, `${PREFIX}x`);
   });
 
+  it('waits for a backend that is not listening yet, and refuses it by name once the wait is over', async () => {
+    const free = http.createServer();
+    await new Promise<void>((r) => free.listen(0, '127.0.0.1', r));
+    const port = (free.address() as AddressInfo).port;
+    await new Promise<void>((r) => free.close(() => r()));
+    const url = `http://127.0.0.1:${port}`;
+    const lines: string[] = [];
+    const gone = await router([url], { backendWaitMs: 600, log: (l) => lines.push(l) }).catch(
+      (e: unknown) => e,
+    );
+    expect(gone).toBeInstanceOf(RouterUsageError);
+    expect((gone as Error).message).toContain(`${url}: no answer: ECONNREFUSED`);
+    expect(lines.join('\n')).toMatch(
+      /kv-aware: waiting for http:\/\/127\.0\.0\.1:\d+ \(no answer: ECONNREFUSED\)/,
+    );
+    // The engine comes up while the router waits: the router starts and routes to it.
+    const starting = router([url], { backendWaitMs: 20_000 });
+    await new Promise((r) => setTimeout(r, 500));
+    await sim(port);
+    const p = await starting;
+    await complete(p.url, `${PREFIX}late`);
+  });
+
   it('refuses a block size other than the engines’, and a router with no way to hash requests', async () => {
     const s = await sim();
     const err = await router([s.url], { router: { policy: 'kv-aware', kvAware: { blockSize: 32 } } }).catch(

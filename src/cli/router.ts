@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_BACKEND_WAIT_MS } from '../router/kv-blocks.ts';
 import {
   DEFAULT_HEALTH_INTERVAL_SECS,
   DEFAULT_MAX_BODY_BYTES,
@@ -31,6 +32,7 @@ interface RouterFlags {
   kvCacheBlockSize: number;
   kvEvents: boolean;
   kvEventsFallback: 'refuse' | 'history';
+  backendWait: number;
   routerTtlSecs: number;
   healthInterval: number;
   healthFailureThreshold: number;
@@ -127,6 +129,12 @@ export function registerRouter(program: Command, io: CliIO, setExit: (code: numb
         .default('refuse'),
     )
     .option(
+      '--backend-wait <s>',
+      'kv-aware with KV events: seconds to wait at startup for backends that do not answer yet',
+      nonNegative,
+      DEFAULT_BACKEND_WAIT_MS / 1000,
+    )
+    .option(
       '--router-ttl-secs <s>',
       'kv-aware without KV events: seconds a routed block counts as cached',
       positive,
@@ -165,6 +173,7 @@ export function registerRouter(program: Command, io: CliIO, setExit: (code: numb
         const proxy = await startRouterProxy({
           ...(blockHashes ? { blockHashes } : {}),
           kvEventsFallback: f.kvEventsFallback,
+          backendWaitMs: f.backendWait * 1000,
           backends: f.backend,
           router: {
             policy: f.policy,

@@ -9,7 +9,9 @@ import { RouterUsageError } from './backends.ts';
  * refresh; a backend whose refresh failed keeps its last set (and the failure is logged once per change).
  *
  * `check()` runs at startup: a backend without the endpoint (404), unreachable, or with another block
- * size than the router's is named in the error, so kv-aware never routes on holdings it cannot know.
+ * size than the router's is named in the error, so kv-aware never routes on holdings it cannot know. An
+ * unreachable backend is asked again until `waitMs` has passed (engines and their router often start
+ * together, and an engine takes seconds to listen); the others are refused at once.
  */
 
 export interface KvBlockViewOptions {
@@ -18,18 +20,37 @@ export interface KvBlockViewOptions {
   /** Known hashes kept (memory bound: about 60 bytes each, once for the router). */
   maxKnown?: number;
   timeoutMs?: number;
+  /** How long check() waits for backends that do not answer yet, ms (default DEFAULT_BACKEND_WAIT_MS). */
+  waitMs?: number;
   log?: (line: string) => void;
 }
+
+export const DEFAULT_BACKEND_WAIT_MS = 60_000;
+/** Between two probes of a backend that did not answer, ms. */
+const RETRY_MS = 250;
+/** Between two "still waiting" lines, ms. */
+const WAIT_LOG_MS = 5000;
 
 export const DEFAULT_MAX_KNOWN_HASHES = 65_536;
 
 export type KvBlocksProbe =
   | { url: string; ok: true; blockSize: number; prefixCaching: boolean }
-  | { url: string; ok: false; missing: boolean; why: string };
+  /** missing: answered 404; silent: no answer at all (not listening yet, or no reply in time). */
+  | { url: string; ok: false; missing: boolean; silent: boolean; why: string };
+
+/** A backend that gave no answer: nothing listening, a reset, or no reply within the timeout. */
+class NoAnswer extends Error {}
 
 async function getKvBlocks(url: string, hashes: readonly string[], timeoutMs: number) {
   const target = `${url}${KV_BLOCKS_PATH}?hashes=${hashes.join(',')}`;
-  const res = await fetch(target, { signal: AbortSignal.timeout(timeoutMs) });
+  let res: Response;
+  try {
+    res = await fetch(target, { signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: unknown } }).cause;
+    const code = typeof cause?.code === 'string' ? cause.code : null;
+    throw new NoAnswer(code ?? (err instanceof Error ? err.message : String(err)));
+  }
   if (res.status === 404) return { status: 404 as const };
   if (!res.ok) throw new Error(`GET ${KV_BLOCKS_PATH} answered ${res.status}`);
   const parsed = KvBlocksResponseSchema.safeParse(await res.json());
@@ -85,10 +106,17 @@ export class KvBlockView {
         try {
           const r = await getKvBlocks(url, [], this.timeoutMs);
           if (r.status === 404)
-            return { url, ok: false, missing: true, why: `it has no GET ${KV_BLOCKS_PATH} (404)` };
+            return {
+              url,
+              ok: false,
+              missing: true,
+              silent: false,
+              why: `it has no GET ${KV_BLOCKS_PATH} (404)`,
+            };
           return { url, ok: true, blockSize: r.body.blockSize, prefixCaching: r.body.prefixCaching };
         } catch (err) {
-          return { url, ok: false, missing: false, why: err instanceof Error ? err.message : String(err) };
+          const why = err instanceof NoAnswer ? `no answer: ${err.message}` : (err as Error).message;
+          return { url, ok: false, missing: false, silent: err instanceof NoAnswer, why };
         }
       }),
     );
@@ -99,7 +127,7 @@ export class KvBlockView {
    * with `allowMissing`, answers 'missing' instead when the only problem is backends without the endpoint.
    */
   async check(allowMissing = false): Promise<'ok' | 'missing'> {
-    const probes = await this.probe();
+    const probes = await this.probeWaiting();
     const missing = probes.filter((p) => !p.ok && p.missing);
     const bad = probes.flatMap((p) => {
       if (!p.ok) return [`${p.url}: ${p.why}`];
@@ -115,8 +143,33 @@ export class KvBlockView {
     if (allowMissing && bad.length === missing.length) return 'missing';
     throw new RouterUsageError(
       `--policy kv-aware with --kv-events reads each backend's KV blocks (GET ${KV_BLOCKS_PATH}, which infx sim serve answers), and cannot for: ${bad.join('; ')}`,
-      'pass --no-kv-events to predict caches from the routing history, --kv-events-fallback history to do so only when a backend lacks the endpoint, or --kv-cache-block-size equal to the engines’ block size (start the router after its backends)',
+      'pass --no-kv-events to predict caches from the routing history, --kv-events-fallback history to do so only when a backend lacks the endpoint, --kv-cache-block-size equal to the engines’ block size, or a longer --backend-wait for engines still starting',
     );
+  }
+
+  /**
+   * probe(), asked again while some backend gives no answer at all, until all answer or `waitMs` has
+   * passed; the probes of the last round. A backend that answers wrongly is not waited for.
+   */
+  private async probeWaiting(): Promise<KvBlocksProbe[]> {
+    const waitMs = this.opts.waitMs ?? DEFAULT_BACKEND_WAIT_MS;
+    const started = Date.now();
+    let logged = Number.NEGATIVE_INFINITY;
+    let probes = await this.probe();
+    for (;;) {
+      const silent = probes.filter((p): p is Extract<KvBlocksProbe, { ok: false }> => !p.ok && p.silent);
+      const waited = Date.now() - started;
+      if (silent.length === 0 || waited >= waitMs) return probes;
+      if (waited - logged >= WAIT_LOG_MS) {
+        logged = waited;
+        this.opts.log?.(
+          `kv-aware: waiting for ${silent.map((p) => `${p.url} (${p.why})`).join(', ')}: ` +
+            `${Math.round(waited / 1000)} s of ${Math.round(waitMs / 1000)} s`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, Math.min(RETRY_MS, waitMs - waited)));
+      probes = await this.probe();
+    }
   }
 
   /** Asks every backend which known hashes it holds now (one refresh at a time; a second call joins it). */

@@ -45,6 +45,8 @@ export interface RouterProxyOptions {
   kvEventsFallback?: 'refuse' | 'history';
   /** How often the KV block view is refreshed, ms (0: only by refreshKvBlocks()). */
   kvRefreshMs?: number;
+  /** kv-aware with KV events: how long startup waits for backends that do not answer yet, ms. */
+  backendWaitMs?: number;
   log?: (line: string) => void;
 }
 
@@ -160,7 +162,12 @@ export async function startRouterProxy(opts: RouterProxyOptions): Promise<Router
         '--policy kv-aware with --kv-events needs to hash request text as the engines do (their tokenizer), and none was given',
         'pass --no-kv-events: the router then predicts each backend’s cache from its own routing history (--router-ttl-secs)',
       );
-    kvView = new KvBlockView({ urls: backends.map((b) => b.url), blockSize: options.kvAware.blockSize, log });
+    kvView = new KvBlockView({
+      urls: backends.map((b) => b.url),
+      blockSize: options.kvAware.blockSize,
+      log,
+      ...(opts.backendWaitMs !== undefined ? { waitMs: opts.backendWaitMs } : {}),
+    });
     if ((await kvView.check(opts.kvEventsFallback === 'history')) === 'missing') {
       log(
         'kv-aware: a backend has no GET /infx/kv-blocks: routing on the router’s own history (--kv-events-fallback history)',
