@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { FrontierCompareReportSchema } from '../src/schema/frontier-compare.ts';
 import { startWebServer } from '../src/web/server.ts';
 import { tmpDir } from './helpers.ts';
 import type { PageDocument } from './page-dom.ts';
@@ -79,6 +80,25 @@ describe.skipIf(!available)('an agentic sweep → ingest → dashboard', () => {
     const ingest = await infx(['ingest', join(dir, 'runs', 'ag'), '--db', db]);
     expect(ingest.code, ingest.stderr).toBe(0);
     expect(ingest.stdout + ingest.stderr).toContain('1 ingested');
+    // The frontier comparison reads agentic points from a run directory and from the store alike.
+    const vs = await infx([
+      'compare',
+      join(dir, 'runs', 'ag'),
+      '--baseline',
+      'ag',
+      '--db',
+      db,
+      '--against',
+      'frontier',
+      '--format',
+      'json',
+    ]);
+    expect(vs.code, vs.stderr).toBe(0);
+    const [cmp] = FrontierCompareReportSchema.parse(JSON.parse(vs.stdout)).configs;
+    expect(cmp?.group.workload).toBe('agentic_traces');
+    expect(cmp?.axis).toEqual({ metric: 'generation-interactivity', stat: 'p90' });
+    expect(cmp?.frontier?.configs.map((c) => [c.points, c.validPoints])).toEqual([[1, 0]]);
+    expect(cmp?.notes).toContain('1 invalid point of the run left out (failed the validity gate)');
 
     const server = await startWebServer({
       db,

@@ -68,10 +68,12 @@ describe('infx compare --against frontier (thread 000)', () => {
       model: 'dsr1',
       precision: 'fp8',
       hardware: 'h200',
+      workload: 'fixed_seq_len',
       isl: 1024,
       osl: 1024,
       engine: 'real',
     });
+    expect(d.axis).toEqual({ metric: 'interactivity', stat: 'median' });
     // The frontier built by hand above.
     expect(d.frontier?.knots.map((k) => [k.interactivity, k.tputPerGpu, k.label, k.conc])).toEqual([
       [20, 3000, L.tp8, 64],
@@ -140,7 +142,7 @@ describe('infx compare --against frontier (thread 000)', () => {
       `== ${L.disagg}\nAgainst the baseline's interpolated frontier: +38.0% to +75.0% at 2 of 3 points ` +
         "(interpolation estimates); its maximum, 2,760 tok/s/GPU, is 8.0% below the frontier's maximum.\n" +
         `Frontier of 2 baseline configs (${L.tp4}: 2 points on it; ${L.tp8}: 2 points on it), 20–80 ` +
-        `tok/s/user, max 3,000 tok/s/GPU (${L.tp8}).\n`,
+        `tok/s/user (median interactivity), max 3,000 tok/s/GPU (${L.tp8}).\n`,
     );
     expect(text.stdout).toMatch(/\n +64 +50 +2,760 +2,000 \* +\+38\.0%\n/);
     expect(text.stdout).toMatch(/\n +32 +70 +2,242 +1,281 \* +\+75\.0%\n/);

@@ -1,5 +1,10 @@
 import type { CompareSide } from '../schema/compare-report.ts';
-import type { FrontierCompareReport, FrontierComparison, FrontierPoint } from '../schema/frontier-compare.ts';
+import type {
+  FrontierAxis,
+  FrontierCompareReport,
+  FrontierComparison,
+  FrontierPoint,
+} from '../schema/frontier-compare.ts';
 import { plural } from '../schema/plural.ts';
 import { SHORT_UNIT } from './axes.ts';
 import { alignTable } from './compare-format.ts';
@@ -18,6 +23,21 @@ export const signedPct = (v: number | null) =>
 export const ESTIMATE_SENTENCE =
   "These are interpolation estimates on the baseline's frontier (monotone interpolation between its " +
   'measured points, never extrapolated), not measured matched-latency comparisons.';
+
+/** `median interactivity`, `generation interactivity p90`: what a config's points are matched at. */
+export const axisWords = (a: FrontierAxis) =>
+  a.metric === 'interactivity' ? `${a.stat} interactivity` : `generation interactivity ${a.stat}`;
+
+const isAgentic = (c: FrontierComparison) => c.group.workload === 'agentic_traces';
+
+/** The table's head: users and generation interactivity for an agentic config. */
+export const frontierHead = (c: FrontierComparison): string[] => [
+  isAgentic(c) ? 'users' : 'conc',
+  isAgentic(c) ? `gen. ${SHORT_UNIT.interactivity} p90` : SHORT_UNIT.interactivity,
+  `run ${SHORT_UNIT.tput}`,
+  `frontier ${SHORT_UNIT.tput}`,
+  'vs frontier',
+];
 
 /** The gain cell of a row: a percentage, or where it fell outside the frontier. */
 export function gainCell(r: FrontierPoint): string {
@@ -40,7 +60,8 @@ export function frontierLine(c: FrontierComparison): string {
   const top = f.configs.find((k) => k.configKey === f.maxConfigKey)?.label ?? 'N/A';
   return (
     `Frontier of ${plural(f.configs.length, 'baseline config')} (${on}), ` +
-    `${formatValue(f.interactivity[0], 4)}–${formatValue(f.interactivity[1], 4)} ${SHORT_UNIT.interactivity}, ` +
+    `${formatValue(f.interactivity[0], 4)}–${formatValue(f.interactivity[1], 4)} ${SHORT_UNIT.interactivity} ` +
+    `(${axisWords(c.axis)}), ` +
     `max ${formatValue(f.maxTputPerGpu)} ${SHORT_UNIT.tput} (${top}).`
   );
 }
@@ -72,14 +93,6 @@ export function frontierHeadline(c: FrontierComparison): string {
   return `${parts.join('; ')}.`;
 }
 
-const HEAD = [
-  'conc',
-  SHORT_UNIT.interactivity,
-  `run ${SHORT_UNIT.tput}`,
-  `frontier ${SHORT_UNIT.tput}`,
-  'vs frontier',
-];
-
 function rows(c: FrontierComparison): string[][] {
   return c.points.map((r) => [
     String(r.conc),
@@ -95,7 +108,10 @@ const FOOT = '* interpolation estimate between two measured frontier points';
 const intro = (r: FrontierCompareReport) =>
   `Each config of the run against the Pareto frontier (throughput per GPU vs ${r.interactivityStat} ` +
   'interactivity, invalid points excluded) of all baseline configs of the same model, precision, hardware ' +
-  'and workload.';
+  'and workload' +
+  (r.configs.some(isAgentic)
+    ? '; an agentic config against the agentic configs, at matched generation interactivity p90.'
+    : '.');
 
 export function formatFrontierText(r: FrontierCompareReport): string {
   const out = [
@@ -110,7 +126,7 @@ export function formatFrontierText(r: FrontierCompareReport): string {
     out.push(`== ${c.label}`, frontierHeadline(c), frontierLine(c));
     for (const n of c.notes) out.push(`note: ${n}`);
     out.push('');
-    if (c.points.length > 0 && c.frontier !== null) out.push(alignTable(HEAD, rows(c)), FOOT, '');
+    if (c.points.length > 0 && c.frontier !== null) out.push(alignTable(frontierHead(c), rows(c)), FOOT, '');
   }
   return `${out.join('\n').trimEnd()}\n`;
 }
@@ -140,7 +156,8 @@ export function formatFrontierMarkdown(r: FrontierCompareReport): string {
     out.push(`#### ${c.label}`, '', `**${frontierHeadline(c)}**`, '', frontierLine(c), '');
     for (const n of c.notes) out.push(`> ${n}`);
     if (c.notes.length > 0) out.push('');
-    if (c.points.length > 0 && c.frontier !== null) out.push(mdTable(HEAD, rows(c)), '', `_${FOOT}_`, '');
+    if (c.points.length > 0 && c.frontier !== null)
+      out.push(mdTable(frontierHead(c), rows(c)), '', `_${FOOT}_`, '');
   }
   return `${out.join('\n').trimEnd()}\n`;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { curvePoint, identity } from '../../test/support/curve-points.ts';
+import type { AgenticConfig, AgenticCurvePoint } from '../schema/agentic-curve.ts';
 import type { ConfigIdentity } from '../schema/curve.ts';
 import { FrontierCompareReportSchema } from '../schema/frontier-compare.ts';
 import { compareToFrontier, frontierPoolOf } from './compare-frontier.ts';
@@ -112,5 +113,104 @@ describe('compareToFrontier', () => {
       'the run and the baseline are the same run: each config is compared with a frontier it is on or under',
     ]);
     expect(r.configs[0]?.points.map((p) => p.gainPct)).toEqual([0, 0]);
+  });
+});
+
+describe('compareToFrontier on agentic configs (user thread 000: AgentX at matched generation interactivity)', () => {
+  const { isl: _isl, osl: _osl, ...deployment } = identity();
+  const agenticConfig = (over: Partial<AgenticConfig> = {}): AgenticConfig => ({
+    ...deployment,
+    benchmarkType: 'agentic_traces',
+    kvOffload: 'none',
+    ...over,
+  });
+  const agentic = (
+    config: AgenticConfig,
+    runId: string,
+    pts: [users: number, genIntvtyP90: number, tput: number][],
+  ): AgenticCurvePoint[] =>
+    pts.map(([users, intvty, tput]) => ({
+      runId,
+      pointId: `${runId}-${users}`,
+      attempt: 1,
+      configKey: `${config.hardware}|${config.decode.tp}|${config.disagg}|agentic_traces|kv${config.kvOffload}`,
+      config,
+      engine: { kind: 'real', simulator: null },
+      users,
+      gpus: 8,
+      image: 'img',
+      createdAt: '2026-10-09T00:00:00Z',
+      valid: true,
+      metrics: {
+        // Far from the generation interactivity, so a comparison on the wrong axis cannot pass.
+        e2eNormIntvty: { p50: intvty / 10, p90: intvty / 20 },
+        intvtyP90: intvty,
+        ttftP90Ms: 1000,
+        tputPerGpu: tput,
+        outputTputPerGpu: tput / 10,
+        inputTputPerGpu: (9 * tput) / 10,
+        theoreticalCacheHitRate: 0.9,
+        serverCacheHitRate: 0.8,
+        submissionValid: true,
+      },
+    }));
+  // The published curve: TP8 and packed TP4 aggregation, the fixture's numbers (frontier-fixture.ts):
+  // knots (20, 3000), (40, 2400), (60, 1600), (80, 1000); Steffen gives 2000 at 50 and 1281.25 at 70.
+  const tp8 = agenticConfig();
+  const packed = agenticConfig({ decode: pool(4), prefill: pool(4), kvOffload: 'dram' });
+  const published = [
+    ...agentic(tp8, 'base', [
+      [64, 20, 3000],
+      [32, 40, 2400],
+      [16, 50, 1500],
+    ]),
+    ...agentic(packed, 'base', [
+      [64, 30, 2000],
+      [16, 60, 1600],
+      [4, 80, 1000],
+    ]),
+  ];
+  // P4/3D4: one TP4 prefill worker, three TP4 decode workers.
+  const disagg = agenticConfig({
+    disagg: true,
+    multiNode: true,
+    prefill: { ...pool(4), workers: 1 },
+    decode: { ...pool(4), workers: 3 },
+  });
+
+  it('gives the interpolated gain at each point, says where it would extrapolate, and never mixes workloads', () => {
+    const run = agentic(disagg, 'pr', [
+      [64, 50, 2760],
+      [32, 70, 2242.1875],
+      [8, 100, 900],
+    ]);
+    // A fixed-seq-len baseline config of the same deployment: never on an agentic frontier.
+    const fixed = at(identity(), 'base', [[50, 99_999]]);
+    const r = compareToFrontier(
+      { label: 'pr', runIds: ['pr'], points: [], agentic: run },
+      { label: 'base', runIds: ['base'], points: fixed, agentic: published },
+    );
+    expect(FrontierCompareReportSchema.parse(r)).toEqual(r);
+    expect(r.configs).toHaveLength(1);
+    const c = r.configs[0]!;
+    expect(c.group).toMatchObject({ workload: 'agentic_traces', isl: null, osl: null });
+    expect(c.axis).toEqual({ metric: 'generation-interactivity', stat: 'p90' });
+    expect(c.label).toBe('dsr1 agentic h200 sglang fp8 1×tp4+3×tp4 disagg kvnone');
+    expect(c.frontier?.configs.map((k) => k.frontPoints).sort()).toEqual([2, 2]);
+    const [p64, p32, p8] = [...c.points].sort((a, b) => b.conc - a.conc);
+    expect(p64?.frontierTputPerGpu).toBeCloseTo(2000, 9);
+    expect(p64?.gainPct).toBeCloseTo(38, 9);
+    expect(p32?.frontierTputPerGpu).toBeCloseTo(1281.25, 9);
+    expect(p32?.gainPct).toBeCloseTo(75, 9);
+    expect(p8).toMatchObject({ status: 'outside-frontier', side: 'above', gainPct: null });
+    expect(c.maxTputChangePct).toBeCloseTo(-8, 9);
+  });
+
+  it('the official baseline narrows to the run’s agentic groups, fixed and agentic apart', () => {
+    const other = agenticConfig({ hardware: 'b200' });
+    const pool = [...published, ...agentic(other, 'old', [[8, 10, 10]])];
+    const run = agentic(disagg, 'pr', [[64, 50, 2760]]);
+    expect(frontierPoolOf(run, pool)).toEqual(published);
+    expect(frontierPoolOf(run, at(identity(), 'base', [[50, 1]]))).toEqual([]);
   });
 });

@@ -1,20 +1,21 @@
+import type { AgenticConfig, AgenticCurvePoint } from '../schema/agentic-curve.ts';
 import type { CompareSide, CurveSummary } from '../schema/compare-report.ts';
-import type { ConfigIdentity, CurvePoint } from '../schema/curve.ts';
+import type { ConfigIdentity, CurveEngine, CurvePoint, EngineKind } from '../schema/curve.ts';
 import {
   FRONTIER_COMPARE_SCHEMA_VERSION,
   type Frontier,
+  type FrontierAxis,
   type FrontierCompareReport,
   type FrontierComparison,
   type FrontierGroup,
   type FrontierPoint,
 } from '../schema/frontier-compare.ts';
 import { plural } from '../schema/plural.ts';
-import { type ChartStat, finite, X_AXIS } from './axes.ts';
-import { sideEngine } from './compare.ts';
+import { type ChartStat, finite } from './axes.ts';
 import { sameIds } from './compare-noise.ts';
 import { interpolateAt, type Knot } from './interpolate.ts';
-import { curveLabel, workloadLabel } from './labels.ts';
-import { throughputFront } from './pareto.ts';
+import { configLabel, curveLabel, engineSuffix, workloadLabel } from './labels.ts';
+import { upperLeftFront } from './pareto.ts';
 
 /**
  * `infx compare --against frontier`: each config of a run against the Pareto frontier (throughput per GPU
@@ -25,50 +26,126 @@ import { throughputFront } from './pareto.ts';
  * never extrapolated: outside the frontier's interactivity range there is no frontier value and no gain.
  */
 
+/** A side of the comparison: its fixed-seq-len curve points, and its agentic points (none when absent). */
 export interface FrontierInput extends Omit<CompareSide, 'engine'> {
   points: readonly CurvePoint[];
+  agentic?: readonly AgenticCurvePoint[];
 }
 
 export interface FrontierOptions {
   stat?: ChartStat;
 }
 
+/**
+ * What a frontier needs of one measured point, fixed-seq-len or agentic: its curve, whether it passed the
+ * validity gate, and its coordinates (x: the matched interactivity, y: throughput per GPU).
+ */
+export interface FrontierItem {
+  runId: string;
+  configKey: string;
+  config: ConfigIdentity | AgenticConfig;
+  engine: CurveEngine;
+  /** Concurrency; an agentic point's users. */
+  conc: number;
+  valid: boolean;
+  x: number | null;
+  tput: number | null;
+}
+
+const isAgentic = (c: ConfigIdentity | AgenticConfig): c is AgenticConfig => 'benchmarkType' in c;
+
+/** The axis points of a workload are matched at. */
+export const frontierAxis = (agentic: boolean, stat: ChartStat): FrontierAxis =>
+  agentic ? { metric: 'generation-interactivity', stat: 'p90' } : { metric: 'interactivity', stat };
+
+export const fromCurvePoint = (p: CurvePoint, stat: ChartStat): FrontierItem => ({
+  runId: p.runId,
+  configKey: p.configKey,
+  config: p.config,
+  engine: p.engine,
+  conc: p.conc,
+  valid: p.valid,
+  x: p.metrics.interactivity[stat],
+  tput: p.metrics.tputPerGpu,
+});
+
+/** An agentic point at its generation interactivity p90 (the reference's AgentX axis of that name). */
+export const fromAgenticPoint = (p: AgenticCurvePoint): FrontierItem => ({
+  runId: p.runId,
+  configKey: p.configKey,
+  config: p.config,
+  engine: p.engine,
+  conc: p.users,
+  valid: p.valid,
+  x: p.metrics.intvtyP90,
+  tput: p.metrics.tputPerGpu,
+});
+
+/** A side's points as frontier items, fixed-seq-len and agentic. */
+export const itemsOf = (side: Pick<FrontierInput, 'points' | 'agentic'>, stat: ChartStat): FrontierItem[] => [
+  ...side.points.map((p) => fromCurvePoint(p, stat)),
+  ...(side.agentic ?? []).map(fromAgenticPoint),
+];
+
 /** The group a point's curve belongs to: what must be equal for two configs to share a frontier. */
-export function frontierGroup(p: CurvePoint): FrontierGroup {
+export function frontierGroup(p: Pick<FrontierItem, 'config' | 'engine'>): FrontierGroup {
   const c = p.config;
+  const agentic = isAgentic(c);
   return {
     model: c.model,
     precision: c.precision,
     hardware: c.hardware,
-    isl: c.isl,
-    osl: c.osl,
+    workload: agentic ? 'agentic_traces' : 'fixed_seq_len',
+    isl: agentic ? null : c.isl,
+    osl: agentic ? null : c.osl,
     engine: p.engine.kind,
   };
 }
 
-const groupKey = (g: FrontierGroup) => [g.model, g.precision, g.hardware, g.isl, g.osl, g.engine].join('|');
-const deploymentGroupKey = (g: FrontierGroup) => [g.model, g.precision, g.hardware, g.isl, g.osl].join('|');
+const deploymentGroupKey = (g: FrontierGroup) =>
+  [g.model, g.precision, g.hardware, g.workload, g.isl, g.osl].join('|');
+const groupKey = (g: FrontierGroup) => `${deploymentGroupKey(g)}|${g.engine}`;
+
+/** `dsr1 1k/1k` or `dsv4 agentic`: a config's workload in words. */
+const workloadOf = (c: ConfigIdentity | AgenticConfig) =>
+  isAgentic(c) ? `${c.model} agentic` : workloadLabel(c);
 
 /** `dsr1 1k/1k h200 fp8`: a config's group in words, without the engine. */
-export const groupLabel = (c: ConfigIdentity): string => `${workloadLabel(c)} ${c.hardware} ${c.precision}`;
+export const groupLabel = (c: ConfigIdentity | AgenticConfig): string =>
+  `${workloadOf(c)} ${c.hardware} ${c.precision}`;
+
+/** A config's label: an agentic one as the run page names it (`dsv4 agentic mi300x vllm fp4 tp8 kvnone`). */
+export const frontierLabel = (c: ConfigIdentity | AgenticConfig, kind: EngineKind): string =>
+  isAgentic(c)
+    ? `${c.model} agentic ${configLabel(c)} kv${c.kvOffload}${engineSuffix(kind)}`
+    : curveLabel(c, kind);
 
 /**
  * The baseline points of the groups of the run's points, whatever served them (those of another engine kind
  * are never on a frontier of the run's, but say why there is none): what the frontiers are built from.
  */
-export function frontierPoolOf(run: readonly CurvePoint[], baseline: readonly CurvePoint[]): CurvePoint[] {
+export function frontierPoolOf<T extends Pick<FrontierItem, 'config' | 'engine'>>(
+  run: readonly Pick<FrontierItem, 'config' | 'engine'>[],
+  baseline: readonly T[],
+): T[] {
   const wanted = new Set(run.map((p) => deploymentGroupKey(frontierGroup(p))));
   return baseline.filter((p) => wanted.has(deploymentGroupKey(frontierGroup(p))));
 }
 
 /** A baseline narrowed to the groups of the run's points (`official`: not every official config), its run ids with it. */
-export function frontierBaseline<T extends FrontierInput>(run: readonly CurvePoint[], baseline: T): T {
-  const points = frontierPoolOf(run, baseline.points);
-  return { ...baseline, points, runIds: [...new Set(points.map((p) => p.runId))] };
+export function frontierBaseline<T extends FrontierInput>(
+  run: Pick<FrontierInput, 'points' | 'agentic'>,
+  baseline: T,
+): T {
+  const mine = [...run.points, ...(run.agentic ?? [])];
+  const points = frontierPoolOf(mine, baseline.points);
+  const agentic = frontierPoolOf(mine, baseline.agentic ?? []);
+  const runIds = [...new Set([...points, ...agentic].map((p) => p.runId))];
+  return { ...baseline, points, ...(baseline.agentic ? { agentic } : {}), runIds };
 }
 
-function byConfig(points: readonly CurvePoint[]): Map<string, CurvePoint[]> {
-  const out = new Map<string, CurvePoint[]>();
+function byConfig(points: readonly FrontierItem[]): Map<string, FrontierItem[]> {
+  const out = new Map<string, FrontierItem[]>();
   for (const p of points) {
     const list = out.get(p.configKey);
     if (list === undefined) out.set(p.configKey, [p]);
@@ -78,14 +155,20 @@ function byConfig(points: readonly CurvePoint[]): Map<string, CurvePoint[]> {
 }
 
 const fmt = (v: number) => Number(v.toPrecision(4)).toString();
-const label = (p: CurvePoint) => curveLabel(p.config, p.engine.kind);
+const label = (p: FrontierItem) => frontierLabel(p.config, p.engine.kind);
+/** The calculator's front of throughput against interactivity, over valid points. */
+const frontOf = (points: readonly FrontierItem[]) =>
+  upperLeftFront(
+    points.filter((p) => p.valid),
+    (p) => ({ x: p.x, y: p.tput }),
+  );
 
 /** The frontier of a group's baseline points, and its knots for interpolation. */
-export function buildFrontier(
-  points: readonly CurvePoint[],
-  stat: ChartStat,
-): { frontier: Frontier; knots: Knot<'tput'>[] } {
-  const front = throughputFront(points, 'interactivity', stat);
+export function buildFrontier(points: readonly FrontierItem[]): {
+  frontier: Frontier;
+  knots: Knot<'tput'>[];
+} {
+  const front = frontOf(points);
   const knots = front.map((fp) => ({ x: fp.x, values: { tput: fp.y } }));
   const onFront = new Map<string, number>();
   for (const fp of front) {
@@ -128,11 +211,11 @@ export function buildFrontier(
   };
 }
 
-function summary(points: readonly CurvePoint[], stat: ChartStat): CurveSummary {
-  const front = throughputFront(points, 'interactivity', stat);
+function summary(points: readonly FrontierItem[]): CurveSummary {
+  const front = frontOf(points);
   const tputs = points
     .filter((p) => p.valid)
-    .map((p) => p.metrics.tputPerGpu)
+    .map((p) => p.tput)
     .filter(finite);
   return {
     points: points.length,
@@ -144,11 +227,11 @@ function summary(points: readonly CurvePoint[], stat: ChartStat): CurveSummary {
 }
 
 /** One row per valid point of the config: its measured throughput against the frontier's there. */
-function pointRows(points: readonly CurvePoint[], knots: Knot<'tput'>[], stat: ChartStat): FrontierPoint[] {
+function pointRows(points: readonly FrontierItem[], knots: Knot<'tput'>[]): FrontierPoint[] {
   const rows: FrontierPoint[] = [];
   for (const p of points) {
-    const x = X_AXIS.interactivity.value(p, stat);
-    const t = p.metrics.tputPerGpu;
+    const x = p.x;
+    const t = p.tput;
     if (!p.valid || !finite(x) || !finite(t)) continue;
     const i = knots.length === 0 ? null : interpolateAt(knots, ['tput'], x);
     const inside = i !== null && !i.clamped;
@@ -168,23 +251,24 @@ function pointRows(points: readonly CurvePoint[], knots: Knot<'tput'>[], stat: C
   return rows.sort((a, b) => a.interactivity - b.interactivity || a.conc - b.conc);
 }
 
-const simulatorsOf = (pts: readonly CurvePoint[]) => [
+const simulatorsOf = (pts: readonly FrontierItem[]) => [
   ...new Set(pts.flatMap((p) => (p.engine.simulator === null ? [] : [p.engine.simulator]))),
 ];
 
 /** One config of the run against its group's frontier (`pool`: the baseline points of that group). */
 export function compareConfigToFrontier(
-  runPoints: readonly CurvePoint[],
-  pool: readonly CurvePoint[],
-  opts: FrontierOptions & { otherEngine?: readonly CurvePoint[] } = {},
+  runPoints: readonly FrontierItem[],
+  pool: readonly FrontierItem[],
+  opts: FrontierOptions & { otherEngine?: readonly FrontierItem[] } = {},
 ): FrontierComparison {
   const first = runPoints[0];
   if (first === undefined) throw new RangeError('compareConfigToFrontier needs points of the run');
-  const stat = opts.stat ?? 'median';
   const group = frontierGroup(first);
-  const built = pool.length === 0 ? null : buildFrontier(pool, stat);
-  const run = summary(runPoints, stat);
-  const points = pointRows(runPoints, built?.knots ?? [], stat);
+  const axis = frontierAxis(group.workload === 'agentic_traces', opts.stat ?? 'median');
+  const axisName = `${axis.stat} ${axis.metric === 'interactivity' ? 'interactivity' : 'generation interactivity'}`;
+  const built = pool.length === 0 ? null : buildFrontier(pool);
+  const run = summary(runPoints);
+  const points = pointRows(runPoints, built?.knots ?? []);
   const ok = points.map((r) => r.gainPct).filter(finite);
   const rMax = run.maxTputPerGpu;
   const fMax = built?.frontier.maxTputPerGpu ?? null;
@@ -205,7 +289,7 @@ export function compareConfigToFrontier(
   } else if (built.knots.length === 0)
     notes.push(
       `the baseline's ${plural(built.frontier.configs.length, 'config')} of ${groupLabel(first.config)} have no valid ` +
-        `point with throughput and ${stat} interactivity: no frontier to compare with`,
+        `point with throughput and ${axisName}: no frontier to compare with`,
     );
   const range = built?.frontier.interactivity ?? null;
   const outside = points.filter((r) => r.status === 'outside-frontier').map((r) => fmt(r.interactivity));
@@ -225,6 +309,7 @@ export function compareConfigToFrontier(
     configKey: first.configKey,
     config: first.config,
     label: label(first),
+    axis,
     engine: { kind: group.engine, simulators },
     group,
     run,
@@ -243,9 +328,9 @@ export function compareToFrontier(
   opts: FrontierOptions = {},
 ): FrontierCompareReport {
   const stat = opts.stat ?? 'median';
-  const pools = new Map<string, CurvePoint[]>();
-  const byDeployment = new Map<string, CurvePoint[]>();
-  for (const p of baseline.points) {
+  const pools = new Map<string, FrontierItem[]>();
+  const byDeployment = new Map<string, FrontierItem[]>();
+  for (const p of itemsOf(baseline, stat)) {
     const g = frontierGroup(p);
     for (const [map, key] of [
       [pools, groupKey(g)],
@@ -256,7 +341,7 @@ export function compareToFrontier(
       else list.push(p);
     }
   }
-  const configs = [...byConfig(run.points).entries()]
+  const configs = [...byConfig(itemsOf(run, stat)).entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, pts]) => {
       const g = frontierGroup(pts[0]!);
@@ -274,11 +359,21 @@ export function compareToFrontier(
   return {
     schemaVersion: FRONTIER_COMPARE_SCHEMA_VERSION,
     kind: 'frontier-compare-report',
-    run: { label: run.label, runIds: run.runIds, engine: sideEngine(run.points) },
-    baseline: { label: baseline.label, runIds: baseline.runIds, engine: sideEngine(baseline.points) },
+    run: { label: run.label, runIds: run.runIds, engine: engineOfSide(itemsOf(run, stat)) },
+    baseline: {
+      label: baseline.label,
+      runIds: baseline.runIds,
+      engine: engineOfSide(itemsOf(baseline, stat)),
+    },
     against: 'frontier',
     interactivityStat: stat,
     configs,
     notes,
   };
+}
+
+/** simulated, real, mixed, or null without points (compare.ts's sideEngine, over both workloads). */
+function engineOfSide(items: readonly FrontierItem[]): CompareSide['engine'] {
+  const kinds = new Set(items.map((p) => p.engine.kind));
+  return kinds.size === 0 ? null : kinds.size === 2 ? 'mixed' : [...kinds][0]!;
 }

@@ -16,13 +16,13 @@ export function poolLabel(p: Pool): string {
   return s;
 }
 
-export function parallelismLabel(id: ConfigIdentity): string {
+export function parallelismLabel(id: Omit<ConfigIdentity, 'isl' | 'osl'>): string {
   if (!id.multiNode) return poolLabel(id.decode);
   return `${id.prefill.workers}×${poolLabel(id.prefill)}+${id.decode.workers}×${poolLabel(id.decode)}`;
 }
 
 /** The deployment: hardware, framework, precision, parallelism, speculative decoding and disagg if any. */
-export function configLabel(id: ConfigIdentity): string {
+export function configLabel(id: Omit<ConfigIdentity, 'isl' | 'osl'>): string {
   const parts = [id.hardware, id.framework, id.precision, parallelismLabel(id)];
   if (id.specDecoding !== 'none') parts.push(id.specDecoding);
   if (id.disagg) parts.push('disagg');

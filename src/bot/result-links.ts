@@ -1,3 +1,4 @@
+import { loadAgenticPoints } from '../analysis/agentic-sources.ts';
 import { compareToFrontier, frontierBaseline } from '../analysis/compare-frontier.ts';
 import { formatFrontierMarkdown } from '../analysis/compare-frontier-format.ts';
 import { loadFromStore } from '../analysis/sources-db.ts';
@@ -34,13 +35,17 @@ export async function resultsComment(cfg: BotConfig, run: StoredRun): Promise<st
   ].filter((l): l is [string, string] => l[1] !== null);
   let table: string;
   try {
-    const curves = await loadFromStore(run.runId, { db: cfg.db as string });
-    const official = frontierBaseline(
-      curves.points,
-      await loadFromStore('official', { db: cfg.db as string }),
-    );
+    const db = { db: cfg.db as string };
+    const curves = {
+      ...(await loadFromStore(run.runId, db)),
+      agentic: await loadAgenticPoints(run.runId, db),
+    };
+    const official = frontierBaseline(curves, {
+      ...(await loadFromStore('official', db)),
+      agentic: await loadAgenticPoints('official', db),
+    });
     table =
-      official.points.length === 0
+      official.points.length + official.agentic.length === 0
         ? '_No published (official) results of these configs yet: nothing to compare with._'
         : formatFrontierMarkdown(compareToFrontier(curves, official, { stat: 'median' }));
   } catch (err) {

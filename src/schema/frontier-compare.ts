@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AgenticConfigSchema } from './agentic-curve.ts';
 import { CompareSideSchema, CurveSummarySchema } from './compare-report.ts';
 import { ConfigIdentitySchema, CurveEngineSchema } from './curve.ts';
 
@@ -10,9 +11,13 @@ import { ConfigIdentitySchema, CurveEngineSchema } from './curve.ts';
  * GPU is read by Steffen monotone interpolation between its knots, never extrapolated: a point outside the
  * frontier's interactivity range gets no frontier value and no gain. These are interpolation estimates on
  * the baseline's frontier, not measured matched-latency comparisons. Null: not measured, or not comparable.
+ *
+ * An agentic-coding config (AgentX replay) is compared with the frontier of the baseline's agentic configs of
+ * its model, precision and hardware, whatever their KV offload, at matched generation interactivity p90
+ * (1 / ITL, client-metrics §4.4): what user thread 000 compares its disaggregated AgentX points at.
  */
 
-export const FRONTIER_COMPARE_SCHEMA_VERSION = 1;
+export const FRONTIER_COMPARE_SCHEMA_VERSION = 2;
 
 const num = z.number().nullable();
 
@@ -21,9 +26,17 @@ export const FrontierGroupSchema = z.strictObject({
   model: z.string(),
   precision: z.string(),
   hardware: z.string(),
-  isl: z.int().positive(),
-  osl: z.int().positive(),
+  workload: z.enum(['fixed_seq_len', 'agentic_traces']),
+  /** Fixed-seq-len lengths; null for agentic traces (a replay has none). */
+  isl: z.int().positive().nullable(),
+  osl: z.int().positive().nullable(),
   engine: CurveEngineSchema.shape.kind,
+});
+
+/** The interactivity the points are matched at: the report's stat for fixed lengths, generation p90 for agentic. */
+export const FrontierAxisSchema = z.strictObject({
+  metric: z.enum(['interactivity', 'generation-interactivity']),
+  stat: z.enum(['median', 'p90']),
 });
 
 /** One knot of the baseline's frontier: a valid baseline point no other valid point of the group beats. */
@@ -33,6 +46,7 @@ export const FrontierKnotSchema = z.strictObject({
   /** The config (and concurrency) the knot comes from; the first when several points share it. */
   configKey: z.string(),
   label: z.string(),
+  /** Concurrency; the users of an agentic point. */
   conc: z.int().positive(),
   runId: z.string(),
 });
@@ -79,9 +93,10 @@ export const FrontierPointSchema = z.strictObject({
 
 export const FrontierComparisonSchema = z.strictObject({
   configKey: z.string(),
-  config: ConfigIdentitySchema,
+  config: z.union([ConfigIdentitySchema, AgenticConfigSchema]),
   /** `dsr1 1k/1k h200 sglang fp8 1×tp4+3×tp4 disagg`, and ` (simulated)` for a simulated config. */
   label: z.string(),
+  axis: FrontierAxisSchema,
   engine: z.strictObject({
     kind: CurveEngineSchema.shape.kind,
     simulators: z.strictObject({ run: z.array(z.string()), baseline: z.array(z.string()) }),
@@ -113,6 +128,7 @@ export const FrontierCompareReportSchema = z.strictObject({
 });
 
 export type FrontierGroup = z.infer<typeof FrontierGroupSchema>;
+export type FrontierAxis = z.infer<typeof FrontierAxisSchema>;
 export type FrontierKnot = z.infer<typeof FrontierKnotSchema>;
 export type Frontier = z.infer<typeof FrontierSchema>;
 export type FrontierPoint = z.infer<typeof FrontierPointSchema>;

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { AgenticCurvePoint } from '../schema/agentic-curve.ts';
 import type { CurveMetrics } from '../schema/curve.ts';
 import type { RunStatus } from '../schema/store.ts';
-import { curveMetrics } from './hot.ts';
+import { agenticMetrics, curveMetrics } from './hot.ts';
 import { configOf, type Db, engineOf } from './queries.ts';
 import type { ConfigsTable, Database, ResultsTable } from './tables.ts';
 
@@ -32,17 +32,7 @@ export function toAgenticPoint(r: Row): AgenticCurvePoint {
     image: r.image,
     createdAt: r.run_created_at,
     valid: r.valid === 1,
-    metrics: {
-      e2eNormIntvty: { p50: r.e2e_intvty_p50, p90: r.e2e_intvty_p90 },
-      intvtyP90: r.gen_intvty_p90,
-      ttftP90Ms: r.ttft_p90_ms,
-      tputPerGpu: r.tput_per_gpu,
-      outputTputPerGpu: r.output_tput_per_gpu,
-      inputTputPerGpu: r.input_tput_per_gpu,
-      theoreticalCacheHitRate: r.theoretical_cache_hit_rate,
-      serverCacheHitRate: r.server_cache_hit_rate,
-      submissionValid: r.submission_valid === null ? null : r.submission_valid === 1,
-    },
+    metrics: agenticMetrics(r),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { AgenticCurveMetrics } from '../schema/agentic-curve.ts';
 import type { CurveMetrics } from '../schema/curve.ts';
 import type { PointResult } from '../schema/point-result.ts';
 import { type AGENTIC_COLUMNS, HOT_COLUMNS, type ResultsTable } from './tables.ts';
@@ -52,6 +53,21 @@ export function hotColumns(r: PointResult): HotColumns {
     e2el_p99_ms: e2elMs.p99,
     // result.json carries no power measurement yet: not measured, never a zero.
     joules_per_output_token: null,
+  };
+}
+
+/** An agentic point's figures from its hot columns (the dashboard's and the frontier comparison's). */
+export function agenticMetrics(h: HotColumns): AgenticCurveMetrics {
+  return {
+    e2eNormIntvty: { p50: h.e2e_intvty_p50, p90: h.e2e_intvty_p90 },
+    intvtyP90: h.gen_intvty_p90,
+    ttftP90Ms: h.ttft_p90_ms,
+    tputPerGpu: h.tput_per_gpu,
+    outputTputPerGpu: h.output_tput_per_gpu,
+    inputTputPerGpu: h.input_tput_per_gpu,
+    theoreticalCacheHitRate: h.theoretical_cache_hit_rate,
+    serverCacheHitRate: h.server_cache_hit_rate,
+    submissionValid: h.submission_valid === null ? null : h.submission_valid === 1,
   };
 }
 

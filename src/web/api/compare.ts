@@ -5,6 +5,7 @@ import { storedRepeats } from '../../analysis/repeats-db.ts';
 import type { CompareReport } from '../../schema/compare-report.ts';
 import type { FrontierCompareReport } from '../../schema/frontier-compare.ts';
 import type { ComparePointsResponse, CompareQuery } from '../../schema/web-api.ts';
+import { agenticPoints } from '../../store/agentic-queries.ts';
 import { curvePoints, runById } from '../../store/queries.ts';
 import { badRequest, notFound } from '../http.ts';
 import type { ApiContext } from './context.ts';
@@ -55,7 +56,20 @@ export async function compareReport(
       );
   }
   const { run, baseline } = await compareSides(ctx, q);
-  if (q.against === 'frontier') return compareToFrontier(run, baseline, { stat: q.interactivity });
+  if (q.against === 'frontier') {
+    // Agentic configs too, each against the agentic configs of its group (the run was looked up above).
+    const mine = await agenticPoints(ctx.store, { runId: q.run });
+    const theirs =
+      q.baseline === 'official'
+        ? frontierPoolOf(mine, await agenticPoints(ctx.store, { status: 'official' }))
+        : await agenticPoints(ctx.store, { runId: q.baseline });
+    const runIds = [...new Set([...baseline.runIds, ...theirs.map((p) => p.runId)])];
+    return compareToFrontier(
+      { ...run, agentic: mine },
+      { ...baseline, agentic: theirs, runIds },
+      { stat: q.interactivity },
+    );
+  }
   const configKeys = [...new Set(run.points.map((p) => p.configKey))];
   return compareRuns(run, baseline, {
     at: q.at ?? null,

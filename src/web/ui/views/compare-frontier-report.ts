@@ -1,6 +1,6 @@
-import { SHORT_UNIT } from '../../../analysis/axes.ts';
 import {
   ESTIMATE_SENTENCE,
+  frontierHead,
   frontierHeadline,
   frontierLine,
   gainCell,
@@ -26,13 +26,7 @@ function pointsTable(c: FrontierComparison): HTMLElement {
       h(
         'tr',
         null,
-        [
-          'conc',
-          SHORT_UNIT.interactivity,
-          `run ${SHORT_UNIT.tput}`,
-          `frontier ${SHORT_UNIT.tput}`,
-          'vs frontier',
-        ].map((t) => h('th', { class: 'num' }, t)),
+        frontierHead(c).map((t) => h('th', { class: 'num' }, t)),
       ),
     ),
     h(
@@ -95,7 +89,10 @@ export function frontierReportContent(r: FrontierCompareReport): Child[] {
       { class: 'summary' },
       `Run ${side(r.run)} against the frontier of ${side(r.baseline)}${r.baseline.label === 'official' ? ` (runs ${r.baseline.runIds.join(', ') || 'none'})` : ''}: ` +
         `${plural(r.configs.length, 'config')}, each against the Pareto frontier of all baseline configs of its ` +
-        `model, precision, hardware and workload, at matched ${r.interactivityStat} interactivity.`,
+        `model, precision, hardware and workload, at matched ${r.interactivityStat} interactivity` +
+        (r.configs.some((c) => c.group.workload === 'agentic_traces')
+          ? ' (agentic configs: at matched generation interactivity p90).'
+          : '.'),
     ),
     h('p', { class: 'headline estimate' }, ESTIMATE_SENTENCE),
     r.notes.length > 0

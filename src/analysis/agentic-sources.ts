@@ -1,0 +1,67 @@
+import { existsSync, statSync } from 'node:fs';
+import type { AgenticCurvePoint } from '../schema/agentic-curve.ts';
+import { isAgentic } from '../schema/matrix-row.ts';
+import { agenticMetrics } from '../store/hot.ts';
+import { agenticConfigKey, agenticIdentity, offloadLabel } from '../store/identity.ts';
+import { choosePoint } from '../store/rows.ts';
+import { RunDirReadError, readRunDir } from '../store/run-dir-reader.ts';
+import { SourceError } from './source-error.ts';
+import type { LoadOptions } from './source-types.ts';
+
+/**
+ * The agentic-coding points a RUN argument names, for `infx compare --against frontier`: from a run directory
+ * (per planned agentic point, the attempt the store would ingest) or from the results database (a run id, or
+ * `official`: the newest official point per config and users). The fixed-seq-len curves come from sources.ts.
+ */
+
+/** The agentic points of a run directory, as the store would hold them after ingest. */
+export function agenticFromRunDir(dir: string): AgenticCurvePoint[] {
+  let contents: ReturnType<typeof readRunDir>;
+  try {
+    contents = readRunDir(dir);
+  } catch (err) {
+    if (err instanceof RunDirReadError) throw new SourceError(err.message);
+    throw err;
+  }
+  const out: AgenticCurvePoint[] = [];
+  for (const p of contents.points) {
+    const { row, pointId } = p.spec;
+    if (!isAgentic(row)) continue;
+    const attempt = choosePoint(p).attempt;
+    const result = attempt?.result;
+    if (attempt == null || result == null) continue;
+    const id = agenticIdentity(row);
+    const { isl: _isl, osl: _osl, offload: _offload, ...deployment } = id;
+    out.push({
+      runId: contents.manifest.runId,
+      pointId,
+      attempt: attempt.attempt,
+      configKey: agenticConfigKey(id, result.engine.kind),
+      config: { ...deployment, kvOffload: offloadLabel(id) },
+      engine: result.engine,
+      users: p.spec.conc,
+      gpus: p.spec.gpus.total,
+      image: row.image,
+      createdAt: result.data.createdAt,
+      valid: result.valid,
+      metrics: agenticMetrics(result.hot),
+    });
+  }
+  return out;
+}
+
+/** The agentic points of a run directory, a stored run id, or `official`. */
+export async function loadAgenticPoints(arg: string, opts: LoadOptions = {}): Promise<AgenticCurvePoint[]> {
+  if (existsSync(arg) && statSync(arg).isDirectory()) return agenticFromRunDir(arg);
+  const [{ openStore, defaultDbUrl }, { agenticPoints }] = await Promise.all([
+    import('../store/db.ts'),
+    import('../store/agentic-queries.ts'),
+  ]);
+  // sources.ts has already looked the argument up (and said what is wrong with it): this store exists.
+  const store = await openStore(opts.db ?? defaultDbUrl());
+  try {
+    return await agenticPoints(store, arg === 'official' ? { status: 'official' } : { runId: arg });
+  } finally {
+    await store.close();
+  }
+}
