@@ -116,6 +116,11 @@ describe.skipIf(!available)('an agentic sweep → ingest → dashboard', () => {
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
       const base = server.url.replace(/\/$/, '');
+      // The dashboard's compare view reads the same report from /api/compare.
+      const api = await fetch(`${base}/api/compare?run=ag&baseline=ag&against=frontier`);
+      expect(api.status).toBe(200);
+      const report = FrontierCompareReportSchema.parse(await api.json());
+      expect(report.configs.map((c) => c.group.workload)).toEqual(['agentic_traces']);
       await page.goto(`${base}/agentic?status=unofficial`);
       await page.waitForSelector('[data-testid=agentic-chart] circle.point');
       const chart = await page.evaluate(() => ({
