@@ -1,12 +1,10 @@
-import { existsSync, statSync } from 'node:fs';
 import type { AgenticCurvePoint } from '../schema/agentic-curve.ts';
 import { isAgentic } from '../schema/matrix-row.ts';
 import { agenticMetrics } from '../store/hot.ts';
 import { agenticConfigKey, agenticIdentity, offloadLabel } from '../store/identity.ts';
 import { choosePoint } from '../store/rows.ts';
-import { RunDirReadError, readRunDir } from '../store/run-dir-reader.ts';
-import { SourceError } from './source-error.ts';
 import type { LoadOptions } from './source-types.ts';
+import { isDir, readRunDirAsSource } from './sources.ts';
 
 /**
  * The agentic-coding points a RUN argument names, for `infx compare --against frontier`: from a run directory
@@ -16,13 +14,7 @@ import type { LoadOptions } from './source-types.ts';
 
 /** The agentic points of a run directory, as the store would hold them after ingest. */
 export function agenticFromRunDir(dir: string): AgenticCurvePoint[] {
-  let contents: ReturnType<typeof readRunDir>;
-  try {
-    contents = readRunDir(dir);
-  } catch (err) {
-    if (err instanceof RunDirReadError) throw new SourceError(err.message);
-    throw err;
-  }
+  const contents = readRunDirAsSource(dir);
   const out: AgenticCurvePoint[] = [];
   for (const p of contents.points) {
     const { row, pointId } = p.spec;
@@ -52,7 +44,7 @@ export function agenticFromRunDir(dir: string): AgenticCurvePoint[] {
 
 /** The agentic points of a run directory, a stored run id, or `official`. */
 export async function loadAgenticPoints(arg: string, opts: LoadOptions = {}): Promise<AgenticCurvePoint[]> {
-  if (existsSync(arg) && statSync(arg).isDirectory()) return agenticFromRunDir(arg);
+  if (isDir(arg)) return agenticFromRunDir(arg);
   const [{ openStore, defaultDbUrl }, { agenticPoints }] = await Promise.all([
     import('../store/db.ts'),
     import('../store/agentic-queries.ts'),

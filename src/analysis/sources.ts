@@ -22,13 +22,7 @@ export { SourceError };
  * result.json (store's choice, so ingest and this agree).
  */
 export function loadRunDir(dir: string): RunCurves {
-  let contents: ReturnType<typeof readRunDir>;
-  try {
-    contents = readRunDir(dir);
-  } catch (err) {
-    if (err instanceof RunDirReadError) throw new SourceError(err.message);
-    throw err;
-  }
+  const contents = readRunDirAsSource(dir);
   const { manifest } = contents;
   const points: CurvePoint[] = [];
   const skipped: SkippedPoint[] = [];
@@ -63,7 +57,17 @@ export function loadRunDir(dir: string): RunCurves {
   return { label: dir, source: 'run-dir', runIds: [manifest.runId], points, skipped };
 }
 
-const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
+/** A run directory's contents; what is wrong with it as a SourceError. */
+export function readRunDirAsSource(dir: string): ReturnType<typeof readRunDir> {
+  try {
+    return readRunDir(dir);
+  } catch (err) {
+    if (err instanceof RunDirReadError) throw new SourceError(err.message);
+    throw err;
+  }
+}
+
+export const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
 
 /**
  * The curves one RUN argument names: an existing directory is a run directory; anything else is a run id,

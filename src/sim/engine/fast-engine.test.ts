@@ -43,6 +43,16 @@ function expectWithin(fast: PredictResult, exact: PredictResult, tol: number, wh
   }
 }
 
+/** 600 users of 512/32 requests on one engine, and on 2 prefill + 1 decode workers: fast = exact on the fast engine. */
+function expectSameAggAndDisagg(setup: SimSetup, what: string) {
+  expect(useFastEngine('auto', resolveSim(setup).engineOptions)).toBe(true);
+  const w = { ...setup, isl: 512, osl: 32, concurrency: 600, measureRequests: 600 };
+  expectSame(predictPoint(w), predictPoint({ ...w, engine: 'exact' }), `agg, ${what}`);
+  const disagg = { prefill: { workers: 2, setup }, decode: { workers: 1, setup } };
+  const d = { isl: 512, osl: 32, concurrency: 600 };
+  expectSame(predictDisagg(disagg, d), predictDisagg(disagg, { ...d, engine: 'exact' }), `disagg, ${what}`);
+}
+
 const MODELS: { name: string; setup: SimSetup }[] = [
   {
     name: 'Llama-3.1-8B (dense) h100 tp1',
@@ -127,17 +137,7 @@ describe('the fast engine against the full co-simulation', () => {
       maxNumSeqs: 1024,
       maxNumBatchedTokens: 256,
     };
-    expect(useFastEngine('auto', resolveSim(setup).engineOptions)).toBe(true);
-    const w = { ...setup, isl: 512, osl: 32, concurrency: 600, measureRequests: 600 };
-    const exact = predictPoint({ ...w, engine: 'exact' });
-    expectSame(predictPoint(w), exact, 'agg, budget-bound');
-    const disagg = { prefill: { workers: 2, setup }, decode: { workers: 1, setup } };
-    const d = { isl: 512, osl: 32, concurrency: 600 };
-    expectSame(
-      predictDisagg(disagg, d),
-      predictDisagg(disagg, { ...d, engine: 'exact' }),
-      'disagg, budget-bound',
-    );
+    expectSameAggAndDisagg(setup, 'budget-bound');
   });
 
   it('the same predictions with decodes outside the token budget (SGLang), with and without drafts', () => {
@@ -151,18 +151,7 @@ describe('the fast engine against the full co-simulation', () => {
       decodesInBudget: false,
     };
     for (const spec of [null, { method: 'mtp' as const, draftTokens: 3, acceptanceLength: 2.5 }]) {
-      const setup = { ...base, spec };
-      expect(useFastEngine('auto', resolveSim(setup).engineOptions)).toBe(true);
-      const w = { ...setup, isl: 512, osl: 32, concurrency: 600, measureRequests: 600 };
-      const exact = predictPoint({ ...w, engine: 'exact' });
-      expectSame(predictPoint(w), exact, `agg, decodes outside the budget, spec ${spec?.method}`);
-      const disagg = { prefill: { workers: 2, setup }, decode: { workers: 1, setup } };
-      const d = { isl: 512, osl: 32, concurrency: 600 };
-      expectSame(
-        predictDisagg(disagg, d),
-        predictDisagg(disagg, { ...d, engine: 'exact' }),
-        `disagg, decodes outside the budget, spec ${spec?.method}`,
-      );
+      expectSameAggAndDisagg({ ...base, spec }, `decodes outside the budget, spec ${spec?.method}`);
     }
   });
 
