@@ -12,6 +12,7 @@ import {
 } from '../schema/frontier-compare.ts';
 import { plural } from '../schema/plural.ts';
 import { type ChartStat, finite } from './axes.ts';
+import { sideEngine } from './compare.ts';
 import { sameIds } from './compare-noise.ts';
 import { interpolateAt, type Knot } from './interpolate.ts';
 import { configLabel, curveLabel, engineSuffix, workloadLabel } from './labels.ts';
@@ -359,21 +360,15 @@ export function compareToFrontier(
   return {
     schemaVersion: FRONTIER_COMPARE_SCHEMA_VERSION,
     kind: 'frontier-compare-report',
-    run: { label: run.label, runIds: run.runIds, engine: engineOfSide(itemsOf(run, stat)) },
+    run: { label: run.label, runIds: run.runIds, engine: sideEngine(itemsOf(run, stat)) },
     baseline: {
       label: baseline.label,
       runIds: baseline.runIds,
-      engine: engineOfSide(itemsOf(baseline, stat)),
+      engine: sideEngine(itemsOf(baseline, stat)),
     },
     against: 'frontier',
     interactivityStat: stat,
     configs,
     notes,
   };
-}
-
-/** simulated, real, mixed, or null without points (compare.ts's sideEngine, over both workloads). */
-function engineOfSide(items: readonly FrontierItem[]): CompareSide['engine'] {
-  const kinds = new Set(items.map((p) => p.engine.kind));
-  return kinds.size === 0 ? null : kinds.size === 2 ? 'mixed' : [...kinds][0]!;
 }

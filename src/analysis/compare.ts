@@ -267,7 +267,7 @@ const simulatorsOf = (pts: readonly CurvePoint[]) => [
 ];
 
 /** What served a side's points: simulated, real, mixed; null: none. */
-export function sideEngine(points: readonly CurvePoint[]): RunEngine['kind'] {
+export function sideEngine(points: readonly { engine: { kind: EngineKind } }[]): RunEngine['kind'] {
   const kinds = new Set<EngineKind>(points.map((p) => p.engine.kind));
   return kinds.size === 0 ? null : kinds.size === 2 ? 'mixed' : [...kinds][0]!;
 }

@@ -24,8 +24,8 @@ export { fastEngineSupports } from './fast-scheduler.ts';
  * reports a request's first token only (predictors need nothing else); onFinish as engine.ts.
  *
  * Supported setups (`fastEngineSupports`): no prefix caching, no host KV tier, chunked prefill, and every
- * decode of a full batch fitting the token budget: one token per decode, or maxNumSeqs × (1 + draft tokens) <
- * maxNumBatchedTokens.
+ * decode of a full batch fitting the token budget: one token per decode, decodes outside the budget (SGLang),
+ * or maxNumSeqs × (1 + draft tokens) < maxNumBatchedTokens.
  */
 
 /**
