@@ -47,9 +47,17 @@ async function getKvBlocks(url: string, hashes: readonly string[], timeoutMs: nu
   try {
     res = await fetch(target, { signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
-    const cause = (err as { cause?: { code?: unknown } }).cause;
-    const code = typeof cause?.code === 'string' ? cause.code : null;
-    throw new NoAnswer(code ?? (err instanceof Error ? err.message : String(err)));
+    // fetch says only "fetch failed"; its cause says why (ECONNREFUSED, a timeout, a port it refuses).
+    const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
+    const why =
+      typeof cause?.code === 'string'
+        ? cause.code
+        : typeof cause?.message === 'string'
+          ? cause.message
+          : err instanceof Error
+            ? err.message
+            : String(err);
+    throw new NoAnswer(why);
   }
   if (res.status === 404) return { status: 404 as const };
   if (!res.ok) throw new Error(`GET ${KV_BLOCKS_PATH} answered ${res.status}`);
