@@ -11,8 +11,10 @@ import type { EngineHooks, SimRequest } from './types.ts';
 export interface LoopTarget {
   hooks: EngineHooks;
   submit(req: SimRequest, atMs: number): void;
-  /** Runs events in time order until `stop()` says so, or nothing is left. */
+  /** Runs events in time order until `stop()` says so (asked before each event), or nothing is left. */
   runUntil(stop: () => boolean): void;
+  /** The KV usage that counts (0..1): read before each event of the window for its peak. */
+  readonly kvUsage: number;
 }
 
 export interface LoopResult {
@@ -22,6 +24,8 @@ export interface LoopResult {
   outputTokens: number;
   inputTokens: number;
   windowMs: number;
+  /** The highest KV usage seen in the window (before each event), 0..1. */
+  peakKvUsage: number;
 }
 
 export function closedLoop(
@@ -45,7 +49,15 @@ export function closedLoop(
   const warmup = opts.asMeasured ? 0 : opts.concurrency;
   const total = opts.asMeasured ? opts.measured : warmup + opts.measured + opts.concurrency;
   const started = new Map<string, { at: number; isl: number; first: number | null }>();
-  const out: LoopResult = { ttftMs: [], tpotMs: [], e2eMs: [], outputTokens: 0, inputTokens: 0, windowMs: 0 };
+  const out: LoopResult = {
+    ttftMs: [],
+    tpotMs: [],
+    e2eMs: [],
+    outputTokens: 0,
+    inputTokens: 0,
+    windowMs: 0,
+    peakKvUsage: 0,
+  };
   let submitted = 0;
   let finished = 0;
   let windowStart = 0;
@@ -81,6 +93,9 @@ export function closedLoop(
   };
   for (let i = 0; i < Math.min(opts.concurrency, total); i++) submit(0);
   // The window closes with its last completion: what is still in flight then is not measured.
-  target.runUntil(() => finished >= warmup + opts.measured);
+  target.runUntil(() => {
+    if (finished >= warmup) out.peakKvUsage = Math.max(out.peakKvUsage, target.kvUsage);
+    return finished >= warmup + opts.measured;
+  });
   return out;
 }

@@ -30,6 +30,9 @@ function aggregated(tp: number): LoopTarget {
     runUntil: (stop) => {
       while (!stop() && engine.step());
     },
+    get kvUsage() {
+      return engine.kvUsage;
+    },
   };
 }
 
@@ -96,5 +99,16 @@ describe('disaggregated prefill/decode', () => {
     expect(seen).toEqual([1, 2, 3, 4, 5]);
     expect(finished).toBe(5);
     expect(c.gauges().generationTokensTotal).toBe(5);
+  });
+});
+
+describe('the closed loop on a disaggregated cluster', () => {
+  it('reports the peak KV usage of the window, not what is left when the loop stops', () => {
+    const r = run(disagg(), 64);
+    // 64 users of 4k/256 on one TP4 decode worker: their KV is a visible share of the pool.
+    expect(r.peakKvUsage).toBeGreaterThan(0.01);
+    expect(r.peakKvUsage).toBeLessThanOrEqual(1);
+    // A lone user holds less than 64 do.
+    expect(run(disagg(), 1).peakKvUsage).toBeLessThan(r.peakKvUsage);
   });
 });

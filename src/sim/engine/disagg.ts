@@ -187,6 +187,13 @@ export class DisaggCluster extends PacedEngines {
     return n;
   }
 
+  /** The decode pool's KV usage, its workers' mean (where the KV of running requests lives). */
+  get kvUsage(): number {
+    let sum = 0;
+    for (const e of this.decode) sum += e.kvUsage;
+    return sum / this.decode.length;
+  }
+
   /** Co-simulation until `stop()` says so (checked before each event) or nothing is left. */
   runUntil(stop: () => boolean): void {
     while (!stop() && this.nextEvent());

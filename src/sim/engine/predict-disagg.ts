@@ -67,7 +67,7 @@ export function predictDisagg(
     windowMs: r.windowMs,
     steps: g.stepsTotal,
     preemptions: g.preemptionsTotal,
-    peakKvUsage: g.kvUsage,
+    peakKvUsage: r.peakKvUsage,
     kvCapacityTokens: g.kvCapacityTokens,
   };
 }
