@@ -39,8 +39,8 @@ describe.skipIf(!built)(`infx router${built ? '' : ' (not built: run npm run bui
     [['--backend', 'http://127.0.0.1:1', '--policy', 'fastest'], /argument 'fastest' is invalid/],
     [['--backend', 'http://127.0.0.1:1', '--cache-threshold', '2'], /--cache-threshold/],
     [
-      ['--backend', 'http://127.0.0.1:1', '--policy', 'kv-aware', '--port', '0'],
-      /cannot for: http:\/\/127.0.0.1:1: [^\n]*\nhint: pass --no-kv-events/,
+      ['--backend', 'http://127.0.0.1:1', '--policy', 'kv-aware', '--backend-wait', '0', '--port', '0'],
+      /cannot for: http:\/\/127.0.0.1:1: no answer: [^\n]*\nhint: pass --no-kv-events/,
     ],
     [
       ['--backend', 'http://127.0.0.1:1', '--seed', '99999999999', '--port', '0'],

@@ -3,7 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RouterUsageError } from '../src/router/backends.ts';
 import { type RouterProxy, startRouterProxy } from '../src/router/proxy.ts';
-import { KV_BLOCKS_MAX_HASHES, KvBlocksResponseSchema } from '../src/schema/kv-blocks.ts';
+import {
+  KV_BLOCKS_MAX_HASHES,
+  KvBlocksResponseSchema,
+  KvEventsResponseSchema,
+} from '../src/schema/kv-blocks.ts';
 import { requestBlockHasher } from '../src/sim/serve/prefix-hash.ts';
 import { type SimServer, startSimServer } from '../src/sim/serve/server.ts';
 
@@ -87,6 +91,37 @@ describe('GET /infx/kv-blocks on infx sim serve', () => {
   });
 });
 
+describe('GET /infx/kv-events on infx sim serve', () => {
+  it('lists the blocks its engines cache, after a sequence number, and refuses bad parameters by name', async () => {
+    const s = await sim();
+    const events = async (query: string) => {
+      const res = await fetch(`${s.url}/infx/kv-events?${query}`);
+      expect(res.status).toBe(200);
+      return KvEventsResponseSchema.parse(await res.json());
+    };
+    expect(await events('after=0')).toMatchObject({ next: 1, reset: false, events: [], blockSize: 16 });
+    await complete(s.url, `${PREFIX}tail`);
+    const all = await events('after=0');
+    const hashes = hasher('/v1/completions', { prompt: PREFIX })!.hashes;
+    expect(all.events.map((e) => [e.kind, e.hash]).slice(0, 10)).toEqual(hashes.map((h) => ['stored', h]));
+    expect(all.events.map((e) => e.seq)).toEqual(all.events.map((_, i) => i + 1));
+    expect(all.next).toBe(all.events.length + 1);
+    // After the last one: nothing; a page of two; a cursor from a restarted server's past: reset.
+    expect((await events(`after=${all.next - 1}`)).events).toEqual([]);
+    expect((await events('after=3&limit=2')).events.map((e) => e.seq)).toEqual([4, 5]);
+    expect((await events(`after=${all.next + 100}`)).reset).toBe(true);
+    for (const [query, param] of [
+      ['after=-1', 'after'],
+      ['after=1.5', 'after'],
+      ['limit=99999999', 'limit'],
+    ] as const) {
+      const res = await fetch(`${s.url}/infx/kv-events?${query}`);
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(await res.json())).toContain(`"param":"${param}"`);
+    }
+  });
+});
+
 describe('infx router --policy kv-aware with KV events', () => {
   it('routes a repeated prefix to the engine that holds it, not where the router last sent it', async () => {
     const a = await sim();
@@ -104,6 +139,19 @@ describe('infx router --policy kv-aware with KV events', () => {
     await complete(p.url, `${PREFIX}three`);
     // History would say a; the engines say b.
     expect(p.pool.metrics().workers.map((w) => w.requests)).toEqual([1, 1]);
+    expect(p.pool.metrics().workers[1]!.estimatedHits).toEqual({ unit: 'blocks', matched: 10, total: 10 });
+  });
+
+  it('follows each engine’s KV events: a prefix it never routed, cached by direct traffic, is routed there', async () => {
+    const a = await sim();
+    const b = await sim();
+    const p = await router([a.url, b.url]);
+    const OTHER = 'Q'.repeat(160);
+    // Only b ever sees this prefix, and not through the router: a hash query would not know to ask about it.
+    await complete(b.url, `${OTHER}direct`);
+    await p.refreshKvBlocks();
+    await complete(p.url, `${OTHER}routed`);
+    expect(p.pool.metrics().workers.map((w) => w.requests)).toEqual([0, 1]);
     expect(p.pool.metrics().workers[1]!.estimatedHits).toEqual({ unit: 'blocks', matched: 10, total: 10 });
   });
 

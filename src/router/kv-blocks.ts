@@ -1,4 +1,12 @@
-import { KV_BLOCKS_MAX_HASHES, KV_BLOCKS_PATH, KvBlocksResponseSchema } from '../schema/kv-blocks.ts';
+import {
+  KV_BLOCKS_MAX_HASHES,
+  KV_BLOCKS_PATH,
+  KV_EVENTS_MAX_LIMIT,
+  KV_EVENTS_PATH,
+  KvBlocksResponseSchema,
+  type KvEventsResponse,
+  KvEventsResponseSchema,
+} from '../schema/kv-blocks.ts';
 import { RouterUsageError } from './backends.ts';
 
 /**
@@ -7,6 +15,12 @@ import { RouterUsageError } from './backends.ts';
  * refresh asks each backend's `GET /infx/kv-blocks` which of the known hashes it holds, in pages of
  * KV_BLOCKS_MAX_HASHES, replacing that backend's held set. A request is routed on the sets of the last
  * refresh; a backend whose refresh failed keeps its last set (and the failure is logged once per change).
+ *
+ * A backend that also answers `GET /infx/kv-events` (infx sim serve does) is followed by its events instead:
+ * each refresh applies what its engines cached and evicted since the last one, so blocks that reached it by
+ * traffic the router did not route count too. When the backend says events were lost (`reset`: the router
+ * fell behind its ring, or the server restarted), the router asks it about its known hashes once and goes on
+ * from there.
  *
  * `check()` runs at startup: a backend without the endpoint (404), unreachable, or with another block
  * size than the router's is named in the error, so kv-aware never routes on holdings it cannot know. An
@@ -30,6 +44,8 @@ export const DEFAULT_BACKEND_WAIT_MS = 60_000;
 const RETRY_MS = 250;
 /** Between two "still waiting" lines, ms. */
 const WAIT_LOG_MS = 5000;
+/** Pages of KV events read from one backend in one refresh (the rest waits for the next). */
+const EVENT_PAGES = 4;
 
 export const DEFAULT_MAX_KNOWN_HASHES = 65_536;
 
@@ -70,10 +86,23 @@ async function getKvBlocks(url: string, hashes: readonly string[], timeoutMs: nu
   return { status: 200 as const, body: parsed.data };
 }
 
+/** One page of a backend's KV events after `after`; null when it has no such endpoint (404). */
+async function getKvEvents(url: string, after: number, timeoutMs: number): Promise<KvEventsResponse | null> {
+  const target = `${url}${KV_EVENTS_PATH}?after=${after}&limit=${KV_EVENTS_MAX_LIMIT}`;
+  const res = await fetch(target, { signal: AbortSignal.timeout(timeoutMs) });
+  if (res.status === 404) return null;
+  if (!res.ok) throw new Error(`GET ${KV_EVENTS_PATH} answered ${res.status}`);
+  const parsed = KvEventsResponseSchema.safeParse(await res.json());
+  if (!parsed.success) throw new Error(`GET ${KV_EVENTS_PATH} answered a body that is not a kv-events reply`);
+  return parsed.data;
+}
+
 export class KvBlockView {
   private readonly known = new Map<string, true>();
   private readonly held: Set<string>[];
   private readonly failing: boolean[];
+  /** Per backend: the last KV event applied, or null when it has no event feed (hashes are queried). */
+  private readonly cursor: (number | null)[];
   private readonly maxKnown: number;
   private readonly timeoutMs: number;
   private refreshing: Promise<void> | null = null;
@@ -81,6 +110,7 @@ export class KvBlockView {
   constructor(private readonly opts: KvBlockViewOptions) {
     this.held = opts.urls.map(() => new Set());
     this.failing = opts.urls.map(() => false);
+    this.cursor = opts.urls.map(() => null);
     this.maxKnown = opts.maxKnown ?? DEFAULT_MAX_KNOWN_HASHES;
     this.timeoutMs = opts.timeoutMs ?? 2000;
   }
@@ -147,7 +177,10 @@ export class KvBlockView {
         ];
       return [];
     });
-    if (bad.length === 0) return 'ok';
+    if (bad.length === 0) {
+      await this.findEventFeeds();
+      return 'ok';
+    }
     if (allowMissing && bad.length === missing.length) return 'missing';
     throw new RouterUsageError(
       `--policy kv-aware with --kv-events reads each backend's KV blocks (GET ${KV_BLOCKS_PATH}, which infx sim serve answers), and cannot for: ${bad.join('; ')}`,
@@ -193,17 +226,57 @@ export class KvBlockView {
     await Promise.all(this.opts.urls.map((url, i) => this.refreshOne(url, i, hashes)));
   }
 
-  private async refreshOne(url: string, i: number, hashes: readonly string[]): Promise<void> {
-    const next = new Set<string>();
-    try {
-      for (let at = 0; at < hashes.length; at += KV_BLOCKS_MAX_HASHES) {
-        const page = hashes.slice(at, at + KV_BLOCKS_MAX_HASHES);
-        const r = await getKvBlocks(url, page, this.timeoutMs);
-        if (r.status === 404) throw new Error(`it no longer answers GET ${KV_BLOCKS_PATH} (404)`);
-        r.body.held.forEach((h, k) => {
-          if (h) next.add(page[k]!);
-        });
+  /** Which backends have an event feed: they are followed from their first event on. */
+  private async findEventFeeds(): Promise<void> {
+    await Promise.all(
+      this.opts.urls.map(async (url, i) => {
+        try {
+          if ((await getKvEvents(url, 0, this.timeoutMs)) !== null) this.cursor[i] = 0;
+        } catch {
+          // No usable feed: its hashes are queried.
+        }
+      }),
+    );
+  }
+
+  /** Which of `hashes` the backend holds now. */
+  private async queryHeld(url: string, hashes: readonly string[]): Promise<Set<string>> {
+    const held = new Set<string>();
+    for (let at = 0; at < hashes.length; at += KV_BLOCKS_MAX_HASHES) {
+      const page = hashes.slice(at, at + KV_BLOCKS_MAX_HASHES);
+      const r = await getKvBlocks(url, page, this.timeoutMs);
+      if (r.status === 404) throw new Error(`it no longer answers GET ${KV_BLOCKS_PATH} (404)`);
+      r.body.held.forEach((h, k) => {
+        if (h) held.add(page[k]!);
+      });
+    }
+    return held;
+  }
+
+  /** Applies the backend's events since the last one applied (events are idempotent: add or delete). */
+  private async followEvents(url: string, i: number, hashes: readonly string[]): Promise<void> {
+    for (let page = 0; page < EVENT_PAGES; page++) {
+      const r = await getKvEvents(url, this.cursor[i]!, this.timeoutMs);
+      if (r === null) throw new Error(`it no longer answers GET ${KV_EVENTS_PATH} (404)`);
+      if (r.reset) {
+        this.held[i] = await this.queryHeld(url, hashes);
+        this.cursor[i] = r.next - 1;
+        return;
       }
+      const held = this.held[i]!;
+      for (const e of r.events) {
+        if (e.kind === 'stored') held.add(e.hash);
+        else held.delete(e.hash);
+      }
+      if (r.events.length > 0) this.cursor[i] = r.events.at(-1)!.seq;
+      if (r.events.length < KV_EVENTS_MAX_LIMIT) return;
+    }
+  }
+
+  private async refreshOne(url: string, i: number, hashes: readonly string[]): Promise<void> {
+    try {
+      if (this.cursor[i] !== null) await this.followEvents(url, i, hashes);
+      else this.held[i] = await this.queryHeld(url, hashes);
     } catch (err) {
       if (!this.failing[i])
         this.opts.log?.(
@@ -214,6 +287,11 @@ export class KvBlockView {
     }
     if (this.failing[i]) this.opts.log?.(`kv-aware: backend ${url}: KV blocks refreshed again`);
     this.failing[i] = false;
-    this.held[i] = next;
+  }
+
+  /** Whether backend `url` is followed by its KV events (else its known hashes are queried). */
+  followsEvents(url: string): boolean {
+    const i = this.opts.urls.indexOf(url);
+    return i >= 0 && this.cursor[i] !== null;
   }
 }

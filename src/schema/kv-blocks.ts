@@ -38,3 +38,52 @@ export function parseKvBlocksQuery(value: string | null): { hashes: string[] } |
     };
   return { hashes };
 }
+
+/**
+ * `GET /infx/kv-events?after=SEQ[&limit=N]` on `infx sim serve`: the server's KV events after sequence number
+ * SEQ, oldest first: a block hash cached by the first of its engines to hold it (`stored`), or evicted by
+ * the last (`removed`). What a router needs to see blocks that reached the engines by traffic it did not
+ * route. The server keeps the latest KV_EVENTS_KEPT events; `reset` says events after SEQ are gone (the
+ * consumer then asks `GET /infx/kv-blocks` about the hashes it cares for and goes on from `next`).
+ */
+export const KV_EVENTS_PATH = '/infx/kv-events';
+export const KV_EVENTS_KEPT = 65_536;
+export const KV_EVENTS_MAX_LIMIT = 16_384;
+
+export const KvEventSchema = z.strictObject({
+  /** 1, 2, 3, … in the order the events happened. */
+  seq: z.int().positive(),
+  kind: z.enum(['stored', 'removed']),
+  hash: KvBlockHashSchema,
+});
+export type KvEvent = z.infer<typeof KvEventSchema>;
+
+export const KvEventsResponseSchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  blockSize: z.int().min(1),
+  prefixCaching: z.boolean(),
+  /** The sequence number the next event will get. */
+  next: z.int().positive(),
+  /** Events after `after` were dropped before this answer: resynchronize. */
+  reset: z.boolean(),
+  events: z.array(KvEventSchema),
+});
+export type KvEventsResponse = z.infer<typeof KvEventsResponseSchema>;
+
+/** Parses `after` (default 0) and `limit` (default and at most KV_EVENTS_MAX_LIMIT), or says why not. */
+export function parseKvEventsQuery(
+  params: URLSearchParams,
+): { after: number; limit: number } | { error: string; param: string } {
+  const int = (name: string, dflt: number, min: number, max: number) => {
+    const raw = params.get(name);
+    if (raw === null || raw === '') return dflt;
+    const n = Number(raw);
+    return /^\d+$/.test(raw) && n >= min && n <= max ? n : null;
+  };
+  const after = int('after', 0, 0, Number.MAX_SAFE_INTEGER);
+  if (after === null) return { error: 'after: not a sequence number (an integer >= 0)', param: 'after' };
+  const limit = int('limit', KV_EVENTS_MAX_LIMIT, 0, KV_EVENTS_MAX_LIMIT);
+  if (limit === null)
+    return { error: `limit: not an integer from 0 to ${KV_EVENTS_MAX_LIMIT}`, param: 'limit' };
+  return { after, limit };
+}

@@ -1,5 +1,5 @@
 import { HostTier } from './host-tier.ts';
-import { BLOCK_SIZE, BlockPool } from './kv-cache.ts';
+import { BLOCK_SIZE, type BlockEvents, BlockPool } from './kv-cache.ts';
 import { type Paced, Pacer, type PacerOptions } from './pacer.ts';
 import type { BatchEntry } from './perf-model.ts';
 import { Prng } from './prng.ts';
@@ -100,6 +100,11 @@ export class SimEngine implements Paced, StepEngine {
   /** Whether the GPU KV cache holds the block of this prefix hash (a router's KV-event view). */
   holdsBlock(hash: string): boolean {
     return this.pool.holds(hash);
+  }
+
+  /** Reports the prefix blocks this engine caches and evicts from now on (`GET /infx/kv-events`). */
+  watchBlocks(events: BlockEvents): void {
+    this.pool.watch(events);
   }
 
   get kvUsage(): number {

@@ -9,6 +9,12 @@
 
 export const BLOCK_SIZE = 16;
 
+/** What a KV event feed hears from a pool: a hash cached (a computed prompt block) and one evicted. */
+export interface BlockEvents {
+  stored(hash: string): void;
+  removed(hash: string): void;
+}
+
 export class BlockPool {
   private readonly refs: Int32Array;
   private readonly hashOf = new Map<number, string>();
@@ -18,6 +24,7 @@ export class BlockPool {
   /** Released blocks without a hash; blocks ≥ `untouched` have never been handed out (lazy free list). */
   private readonly free: number[] = [];
   private untouched = 0;
+  private events: BlockEvents | null = null;
 
   /** onEvict: a cached block's hash as its block is reused (the host KV tier takes it). */
   constructor(
@@ -28,6 +35,11 @@ export class BlockPool {
       throw new RangeError(`KV cache needs at least one block, got ${numBlocks}`);
     }
     this.refs = new Int32Array(numBlocks);
+  }
+
+  /** Reports every hash cached from now on, and every one evicted (one listener; null stops it). */
+  watch(events: BlockEvents | null): void {
+    this.events = events;
   }
 
   /** Blocks an allocation could use now (free + free-cached). */
@@ -87,6 +99,7 @@ export class BlockPool {
         this.cache.delete(hash);
         this.hashOf.delete(b);
         this.onEvict?.(hash);
+        this.events?.removed(hash);
       }
       this.refs[b] = 1;
       out.push(b);
@@ -99,6 +112,7 @@ export class BlockPool {
     if (this.hashOf.has(b) || this.cache.has(hash)) return;
     this.hashOf.set(b, hash);
     this.cache.set(hash, b);
+    this.events?.stored(hash);
   }
 
   /** Drops one reference on each block; released tail blocks become LRU-first so prefixes outlive tails. */

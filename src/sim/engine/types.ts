@@ -1,4 +1,5 @@
 import type { HostKvOptions } from './host-tier.ts';
+import type { BlockEvents } from './kv-cache.ts';
 import type { BatchEntry, BatchTotals } from './perf-model.ts';
 import type { SpecDecodingConfig } from './spec-decode.ts';
 
@@ -153,6 +154,8 @@ export interface StepEngine {
   hasWork(): boolean;
   /** Whether the GPU KV cache holds the block of this prefix hash. */
   holdsBlock(hash: string): boolean;
+  /** Reports the prefix blocks cached and evicted from now on; absent: the engine caches none. */
+  watchBlocks?(events: BlockEvents): void;
   submit(req: SimRequest, atMs?: number): number;
   abort(id: string): boolean;
   advanceTo(ms: number): void;

@@ -2,7 +2,7 @@ import type { PoolBlockSource, PoolRoute, PoolRouter } from '../../schema/router
 import { AggregatePool, isAggregate, isDisaggSetup, type RowSetup } from '../engine/aggregate.ts';
 import { createSimEngine, type ResolvedSim } from '../engine/config.ts';
 import { DisaggCluster } from '../engine/disagg.ts';
-import { BLOCK_SIZE } from '../engine/kv-cache.ts';
+import { BLOCK_SIZE, type BlockEvents } from '../engine/kv-cache.ts';
 import type { Pacer } from '../engine/pacer.ts';
 import type { EngineGauges, EngineHooks, SimRequest } from '../engine/types.ts';
 
@@ -19,6 +19,8 @@ export interface Backend {
   gauges(): EngineGauges;
   /** Whether any engine's GPU KV cache holds the block of this prefix hash (`GET /infx/kv-blocks`). */
   holdsBlock(hash: string): boolean;
+  /** Reports what the engines that reuse prefix blocks cache and evict (`GET /infx/kv-events`). */
+  watchBlocks(events: BlockEvents): void;
   run(pacer: Pacer): Promise<void>;
   resolved: ResolvedSim;
   gpus: number;
@@ -46,6 +48,9 @@ export function backendOf(setup: RowSetup, hooks: EngineHooks, routerFor?: PoolR
       abort: (id) => pool.abort(id),
       gauges: () => pool.gauges(),
       holdsBlock: (h) => pool.engines.some((e) => e.holdsBlock(h)),
+      watchBlocks: (events) => {
+        for (const e of pool.engines) e.watchBlocks?.(events);
+      },
       run: (pacer) => pool.runRealtime({ timeScale: pacer.timeScale }, pacer),
       resolved: r,
       gpus: pool.gpus,
@@ -89,6 +94,9 @@ export function backendOf(setup: RowSetup, hooks: EngineHooks, routerFor?: PoolR
       gauges: () => cluster.gauges(),
       // A prompt's prefix blocks are reused where it is prefilled.
       holdsBlock: (h) => cluster.prefill.some((e) => e.holdsBlock(h)),
+      watchBlocks: (events) => {
+        for (const e of cluster.prefill) e.watchBlocks?.(events);
+      },
       run: (pacer) => cluster.runRealtime({ timeScale: pacer.timeScale }, pacer),
       resolved: cluster.decodeResolved,
       gpus: cluster.gpus,
@@ -113,6 +121,7 @@ export function backendOf(setup: RowSetup, hooks: EngineHooks, routerFor?: PoolR
     abort: (id) => engine.abort(id),
     gauges: () => engine.gauges(),
     holdsBlock: (h) => engine.holdsBlock(h),
+    watchBlocks: (events) => engine.watchBlocks(events),
     run: (pacer) => engine.runRealtime({ timeScale: pacer.timeScale }, pacer),
     resolved,
     gpus: resolved.gpus,

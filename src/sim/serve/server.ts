@@ -1,6 +1,5 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KV_BLOCKS_PATH, type KvBlocksResponse, parseKvBlocksQuery } from '../../schema/kv-blocks.ts';
 import {
   ENGINE_CLOCK_PROTOCOL,
   LOCKSTEP_HEADER,
@@ -31,6 +30,7 @@ import {
 import { SIMULATOR_VERSION } from '../version.ts';
 import { backendOf, type PoolRouterFor } from './backend.ts';
 import { evalTextFor, type SimEvalOptions } from './eval-answer.ts';
+import { kvRoutes } from './kv-routes.ts';
 import { LockstepTracker } from './lockstep.ts';
 import { clockStats, prometheusText } from './metrics-text.ts';
 import { GENERATION_PATHS, prefixBlockHashes } from './prefix-hash.ts';
@@ -373,6 +373,7 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
     }
   }
 
+  const kv = kvRoutes(engine, json);
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const endpoint = GENERATION[path];
@@ -380,17 +381,7 @@ export async function startSimServer(opts: SimServeOptions): Promise<SimServer> 
     if (req.method === 'GET' && path === '/v1/models') return models(res);
     if (req.method === 'GET' && path === '/infx/clock')
       return json(res, 200, clockStats(pacer, engine.gauges(), lockstep.stats));
-    if (req.method === 'GET' && path === KV_BLOCKS_PATH) {
-      const q = parseKvBlocksQuery(new URL(req.url ?? '/', 'http://x').searchParams.get('hashes'));
-      if ('error' in q) return json(res, 400, errorBody(q.error, 'invalid_request_error', 400, 'hashes'));
-      const body: KvBlocksResponse = {
-        schemaVersion: 1,
-        blockSize: BLOCK_SIZE,
-        prefixCaching: engine.resolved.engineOptions.prefixCaching ?? false,
-        held: q.hashes.map((h) => engine.holdsBlock(h)),
-      };
-      return json(res, 200, body);
-    }
+    if (kv(req, res, path)) return;
     if (req.method === 'GET' && path === '/metrics') {
       const text = prometheusText(
         engine.gauges(),
