@@ -145,7 +145,9 @@ describe('infx router --policy kv-aware with KV events', () => {
   it('follows each engine’s KV events: a prefix it never routed, cached by direct traffic, is routed there', async () => {
     const a = await sim();
     const b = await sim();
-    const p = await router([a.url, b.url]);
+    const lines: string[] = [];
+    const p = await router([a.url, b.url], { log: (l) => lines.push(l) });
+    expect(lines).toContain('kv-aware: following the KV events of every backend (GET /infx/kv-events)');
     const OTHER = 'Q'.repeat(160);
     // Only b ever sees this prefix, and not through the router: a hash query would not know to ask about it.
     await complete(b.url, `${OTHER}direct`);

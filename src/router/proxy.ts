@@ -174,6 +174,14 @@ export async function startRouterProxy(opts: RouterProxyOptions): Promise<Router
       );
       options = { ...options, kvAware: { ...options.kvAware, kvEvents: false } };
       kvView = null;
+    } else {
+      const view = kvView;
+      const queried = backends.filter((b) => !view.followsEvents(b.url)).map((b) => b.url);
+      log(
+        queried.length === 0
+          ? 'kv-aware: following the KV events of every backend (GET /infx/kv-events)'
+          : `kv-aware: no GET /infx/kv-events on ${queried.join(', ')}: asking them about the hashes routed`,
+      );
     }
   }
   const blocks = kvView;
