@@ -130,6 +130,8 @@ describe('memory split per framework', () => {
       ['prefill', 2, 'fp8'],
       ['decode', 1, 'fp8'],
     ]);
+    // The caps the prediction runs with: each worker its share of the 512 users (at least 256).
+    expect(e.memory.map((x) => x.maxNumSeqs)).toEqual([256, 512]);
     expect(e.phases[1]!.seqs).toBeLessThanOrEqual(512);
   });
 });

@@ -4,7 +4,7 @@ import { isAggregate } from './aggregate.ts';
 import { resolveSim, type SimSetup } from './config.ts';
 import { engineFamily, frameworkProfile, schedulerProfile } from './engine-profile.ts';
 import type { StepBreakdown } from './perf-model.ts';
-import { type PointOutcome, type RowSetupOptions, setupOfRow } from './rows.ts';
+import { type PointOutcome, type RowSetupOptions, setupOfRow, withBatchCaps } from './rows.ts';
 
 /**
  * `sim predict --explain`: for one point, where the memory of each engine goes (budget, weights, reserve, KV
@@ -75,7 +75,9 @@ export function explainPoint(
   conc: number,
   opts: RowSetupOptions = {},
 ): PointExplain {
-  const setup = setupOfRow(row, opts);
+  const rowSetup = setupOfRow(row, opts);
+  // The batch caps the prediction runs with (rows.ts): a disaggregated worker takes its share of the users.
+  const setup = 'prefill' in rowSetup ? withBatchCaps(rowSetup, conc) : rowSetup;
   const isl = row.isl as number;
   const osl = row.osl as number;
   const profile = frameworkProfile(

@@ -233,7 +233,7 @@ function agenticCache(r: Row, where: string): Pick<SimSetup, 'prefixCaching' | '
  * taken to let each worker run its share of the users (a row does not say; the engines' own defaults, 256
  * sequences, would queue a decode worker that serves thousands).
  */
-function withBatchCaps(setup: DisaggSetup, conc: number): DisaggSetup {
+export function withBatchCaps(setup: DisaggSetup, conc: number): DisaggSetup {
   const cap = (pool: DisaggSetup['prefill']) => ({
     ...pool,
     setup: {
