@@ -12,9 +12,9 @@ import { Prng } from './prng.ts';
  *
  * Warm-up: the first `concurrency` completions (every client has cycled once, so the all-at-once start has
  * spread out) are discarded. Measurement: the next `measureRequests` completions (defaultMeasured: 2 ×
- * concurrency, at least 16, at most 4096). Throughput is output tokens emitted inside the measured window over its length; total
- * throughput adds the measured requests' input tokens in proportion (ISL/OSL per request), as the
- * reference's total_token_throughput does. Interactivity is 1000 / median TPOT, TPOT = (E2E − TTFT) /
+ * concurrency, at least 16, at most 4096). Throughput is output tokens emitted inside the measured window
+ * over its length; total throughput adds the measured requests' input tokens in proportion (ISL/OSL per
+ * request), as the reference's total_token_throughput does. Interactivity is 1000 / median TPOT, TPOT = (E2E − TTFT) /
  * (output − 1) per request, the reference's `median_intvty`.
  */
 
