@@ -15,7 +15,7 @@ import { type ChartStat, finite } from './axes.ts';
 import { sideEngine } from './compare.ts';
 import { sameIds } from './compare-noise.ts';
 import { interpolateAt, type Knot } from './interpolate.ts';
-import { configLabel, curveLabel, engineSuffix, workloadLabel } from './labels.ts';
+import { agenticLabel, curveLabel, workloadLabel } from './labels.ts';
 import { upperLeftFront } from './pareto.ts';
 
 /**
@@ -117,9 +117,7 @@ export const groupLabel = (c: ConfigIdentity | AgenticConfig): string =>
 
 /** A config's label: an agentic one as the run page names it (`dsv4 agentic mi300x vllm fp4 tp8 kvnone`). */
 export const frontierLabel = (c: ConfigIdentity | AgenticConfig, kind: EngineKind): string =>
-  isAgentic(c)
-    ? `${c.model} agentic ${configLabel(c)} kv${c.kvOffload}${engineSuffix(kind)}`
-    : curveLabel(c, kind);
+  isAgentic(c) ? agenticLabel(c, c.kvOffload, kind) : curveLabel(c, kind);
 
 /**
  * The baseline points of the groups of the run's points, whatever served them (those of another engine kind

@@ -46,6 +46,10 @@ export const engineSuffix = (kind: EngineKind) => (kind === 'simulated' ? ` (${S
 /** Model, workload, deployment, and `(simulated)` when a simulated engine served it. */
 export const curveLabel = (id: ConfigIdentity, kind: EngineKind) => fullLabel(id) + engineSuffix(kind);
 
+/** An agentic-coding curve's label, as the run page names it: `dsv4 agentic mi300x vllm fp4 tp8 kvnone`. */
+export const agenticLabel = (id: Omit<ConfigIdentity, 'isl' | 'osl'>, kvOffload: string, kind: EngineKind) =>
+  `${id.model} agentic ${configLabel(id)} kv${kvOffload}${engineSuffix(kind)}`;
+
 /** `simulated · infx-sim/0.1.0+m2`, `simulated · simulator version not recorded`, or `real engine`. */
 export function engineLabel(e: CurveEngine): string {
   if (e.kind === 'real') return 'real engine';

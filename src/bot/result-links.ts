@@ -1,6 +1,6 @@
-import { loadAgenticPoints } from '../analysis/agentic-sources.ts';
 import { compareToFrontier, frontierBaseline } from '../analysis/compare-frontier.ts';
 import { formatFrontierMarkdown } from '../analysis/compare-frontier-format.ts';
+import { loadAgenticPoints } from '../analysis/frontier-sources.ts';
 import { loadFromStore } from '../analysis/sources-db.ts';
 import type { StoredRun } from '../schema/store.ts';
 import { openStore } from '../store/db.ts';

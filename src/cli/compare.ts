@@ -149,23 +149,14 @@ async function frontier(runArg: string, flags: CompareFlags, io: CliIO): Promise
         .map((k) => (k === 'pricePerGpuHour' ? '--price-per-gpu-hour' : `--${k}`))
         .join(', ')}`,
     );
-  const [{ loadCurves }, { loadAgenticPoints }, { compareToFrontier, frontierBaseline }, fmt] =
-    await Promise.all([
-      import('../analysis/sources.ts'),
-      import('../analysis/agentic-sources.ts'),
-      import('../analysis/compare-frontier.ts'),
-      import('../analysis/compare-frontier-format.ts'),
-    ]);
-  // Fixed-seq-len curves and agentic points: each config is compared within its own workload.
-  const load = async (arg: string) => {
-    const curves = await loadCurves(arg, { db: flags.db });
-    const agentic = await loadAgenticPoints(arg, { db: flags.db });
-    const seen = new Set(agentic.map((p) => p.pointId));
-    return { ...curves, agentic, skipped: curves.skipped.filter((s) => !seen.has(s.pointId)) };
-  };
-  const run = await load(runArg);
+  const [{ loadFrontierSide }, { compareToFrontier, frontierBaseline }, fmt] = await Promise.all([
+    import('../analysis/frontier-sources.ts'),
+    import('../analysis/compare-frontier.ts'),
+    import('../analysis/compare-frontier-format.ts'),
+  ]);
+  const run = await loadFrontierSide(runArg, { db: flags.db });
   // `official`: every config of the run's configs' groups, not their keys only.
-  const loaded = await load(flags.baseline);
+  const loaded = await loadFrontierSide(flags.baseline, { db: flags.db });
   const baseline = flags.baseline === 'official' ? frontierBaseline(run, loaded) : loaded;
   for (const side of [run, baseline])
     if (side.skipped.length > 0)

@@ -3,6 +3,7 @@ import { GIB, type MemoryPlan, memoryPlan, type Parallelism } from '../../catalo
 import type { AcceleratorSpec, ModelSpec, Precision } from '../../schema/catalog.ts';
 import { InfxError } from '../../schema/errors.ts';
 import { type EngineHooks, type EngineOptions, SimEngine } from './engine.ts';
+import { DEFAULT_BATCHED_TOKENS } from './engine-profile.ts';
 import { DEFAULT_HOST_KV_GBPS, type HostKvOptions } from './host-tier.ts';
 import { BLOCK_SIZE } from './kv-cache.ts';
 import { PerfModel } from './perf-model.ts';
@@ -140,7 +141,11 @@ export function resolveSim(setup: SimSetup): ResolvedSim {
     timer: perf,
     kvBlocks,
     maxNumSeqs: positiveInt('max-num-seqs', setup.maxNumSeqs, 256),
-    maxNumBatchedTokens: positiveInt('max-num-batched-tokens', setup.maxNumBatchedTokens, 8192),
+    maxNumBatchedTokens: positiveInt(
+      'max-num-batched-tokens',
+      setup.maxNumBatchedTokens,
+      DEFAULT_BATCHED_TOKENS,
+    ),
     decodesInBudget: setup.decodesInBudget ?? true,
     chunkedPrefill: setup.chunkedPrefill ?? true,
     prefixCaching: setup.prefixCaching ?? false,

@@ -43,6 +43,13 @@ function expectWithin(fast: PredictResult, exact: PredictResult, tol: number, wh
   }
 }
 
+const DSR1_B200: SimSetup = {
+  model: 'deepseek-ai/DeepSeek-R1-0528',
+  hardware: 'b200',
+  tp: 8,
+  precision: 'fp8',
+};
+
 /** 600 users of 512/32 requests on one engine, and on 2 prefill + 1 decode workers: fast = exact on the fast engine. */
 function expectSameAggAndDisagg(setup: SimSetup, what: string) {
   expect(useFastEngine('auto', resolveSim(setup).engineOptions)).toBe(true);
@@ -142,10 +149,7 @@ describe('the fast engine against the full co-simulation', () => {
 
   it('the same predictions with decodes outside the token budget (SGLang), with and without drafts', () => {
     const base: SimSetup = {
-      model: 'deepseek-ai/DeepSeek-R1-0528',
-      hardware: 'b200',
-      tp: 8,
-      precision: 'fp8',
+      ...DSR1_B200,
       maxNumSeqs: 1024,
       maxNumBatchedTokens: 256,
       decodesInBudget: false,
@@ -157,10 +161,7 @@ describe('the fast engine against the full co-simulation', () => {
 
   it('speculative decoding: the same predictions with draws per decode; within 2% with one shared sequence', () => {
     const setup: SimSetup = {
-      model: 'deepseek-ai/DeepSeek-R1-0528',
-      hardware: 'b200',
-      tp: 8,
-      precision: 'fp8',
+      ...DSR1_B200,
       spec: { method: 'mtp', draftTokens: 3, acceptanceLength: 2.5 },
     };
     for (const concurrency of [1, 64, 512]) {

@@ -1,4 +1,4 @@
-import { configLabel, curveLabel, engineSuffix } from '../../analysis/labels.ts';
+import { agenticLabel, curveLabel } from '../../analysis/labels.ts';
 import type { EngineKind } from '../../schema/curve.ts';
 import {
   ATTEMPT_FILES,
@@ -140,7 +140,7 @@ async function buildDetail(ctx: ApiContext, run: StoredRun, located: Located): P
         configKey: p.config_key,
         label:
           p.benchmark_type === 'agentic_traces'
-            ? `${p.model} agentic ${configLabel(configOf(p))} kv${p.kv_offload ?? 'none'}${engineSuffix(p.engine_kind as EngineKind)}`
+            ? agenticLabel(configOf(p), p.kv_offload ?? 'none', p.engine_kind as EngineKind)
             : curveLabel(configOf(p), p.engine_kind as EngineKind),
         engine: { kind: p.engine_kind as EngineKind, simulator: p.simulator },
         conc: p.conc,

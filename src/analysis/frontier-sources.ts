@@ -3,14 +3,26 @@ import { isAgentic } from '../schema/matrix-row.ts';
 import { agenticMetrics } from '../store/hot.ts';
 import { agenticConfigKey, agenticIdentity, offloadLabel } from '../store/identity.ts';
 import { choosePoint } from '../store/rows.ts';
-import type { LoadOptions } from './source-types.ts';
-import { isDir, readRunDirAsSource } from './sources.ts';
+import type { LoadOptions, RunCurves } from './source-types.ts';
+import { isDir, loadCurves, readRunDirAsSource } from './sources.ts';
 
 /**
- * The agentic-coding points a RUN argument names, for `infx compare --against frontier`: from a run directory
- * (per planned agentic point, the attempt the store would ingest) or from the results database (a run id, or
- * `official`: the newest official point per config and users). The fixed-seq-len curves come from sources.ts.
+ * What `infx compare --against frontier` (and the bot's results comment) compares, for one RUN argument: its
+ * fixed-seq-len curves (sources.ts) and its agentic-coding points, from a run directory (per planned agentic
+ * point, the attempt the store would ingest) or from the results database (a run id, or `official`: the
+ * newest official point per config and users).
  */
+
+/** Both workloads of a RUN argument; `skipped` no longer lists the agentic points it loaded. */
+export async function loadFrontierSide(
+  arg: string,
+  opts: LoadOptions = {},
+): Promise<RunCurves & { agentic: AgenticCurvePoint[] }> {
+  const curves = await loadCurves(arg, opts);
+  const agentic = await loadAgenticPoints(arg, opts);
+  const seen = new Set(agentic.map((p) => p.pointId));
+  return { ...curves, agentic, skipped: curves.skipped.filter((s) => !seen.has(s.pointId)) };
+}
 
 /** The agentic points of a run directory, as the store would hold them after ingest. */
 export function agenticFromRunDir(dir: string): AgenticCurvePoint[] {
