@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RouterUsageError } from '../src/router/backends.ts';
+import { KvBlockView } from '../src/router/kv-blocks.ts';
 import { type RouterProxy, startRouterProxy } from '../src/router/proxy.ts';
 import {
   KV_BLOCKS_MAX_HASHES,
@@ -196,6 +197,50 @@ describe('infx router --policy kv-aware with KV events', () => {
     await sim(port);
     const p = await starting;
     await complete(p.url, `${PREFIX}late`);
+  });
+
+  it('a hostile backend cannot make it buffer without bound or apply events out of order', async () => {
+    let mode: 'ok' | 'backwards' | 'huge' = 'ok';
+    const hostile = http.createServer((req, res) => {
+      const path = (req.url ?? '').split('?')[0];
+      const reply = (body: unknown) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const head = { schemaVersion: 1, blockSize: 16, prefixCaching: true };
+      if (path === '/infx/kv-blocks') return reply({ ...head, held: [] });
+      if (mode === 'huge') {
+        // 17 MiB of a JSON string, never closed: the router must stop reading, not buffer it.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"x":"');
+        const mib = Buffer.alloc(1 << 20, 'a');
+        for (let i = 0; i < 17; i++) res.write(mib);
+        return res.end();
+      }
+      const events = mode === 'ok' ? [] : [5, 3].map((seq) => ({ seq, kind: 'stored', hash: `h${seq}` }));
+      reply({ ...head, next: 6, reset: false, events });
+    });
+    await new Promise<void>((r) => hostile.listen(0, '127.0.0.1', r));
+    closers.push(() => new Promise<void>((r) => hostile.close(() => r())));
+    const url = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
+    const lines: string[] = [];
+    const view = new KvBlockView({ urls: [url], blockSize: 16, log: (l) => lines.push(l), waitMs: 0 });
+    expect(await view.check()).toBe('ok');
+    expect(view.followsEvents(url)).toBe(true);
+    mode = 'backwards';
+    await view.refresh();
+    expect(lines.at(-1)).toContain('GET /infx/kv-events answered event 3 after 5');
+    expect(view.cachedBlocks(url)?.has('h3')).toBe(false);
+    mode = 'huge';
+    await view.refresh();
+    mode = 'ok';
+    await view.refresh();
+    // One failure line (the first), then recovery: the 17 MiB page was cut at 16 MiB.
+    expect(lines.join('\n')).toContain('KV blocks refreshed again');
+    const fresh: string[] = [];
+    const other = new KvBlockView({ urls: [url], blockSize: 16, log: (l) => fresh.push(l), waitMs: 0 });
+    expect(await other.check()).toBe('ok');
+    mode = 'huge';
+    await other.refresh();
+    expect(fresh.join('\n')).toContain('GET /infx/kv-events answered more than 16 MiB');
   });
 
   it('refuses a block size other than the engines’, and a router with no way to hash requests', async () => {

@@ -57,11 +57,25 @@ export type KvBlocksProbe =
 /** A backend that gave no answer: nothing listening, a reset, or no reply within the timeout. */
 class NoAnswer extends Error {}
 
-async function getKvBlocks(url: string, hashes: readonly string[], timeoutMs: number) {
-  const target = `${url}${KV_BLOCKS_PATH}?hashes=${hashes.join(',')}`;
+/** The most a KV reply may hold: a hostile or broken backend cannot make the router buffer more. */
+const MAX_REPLY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * GET `url + path` parsed by `schema`; null for a 404 (no such endpoint). A backend that gives no answer
+ * throws NoAnswer; one that answers another status, more than MAX_REPLY_BYTES or a body the schema refuses
+ * throws an Error naming the path.
+ */
+async function getReply<T>(
+  url: string,
+  path: string,
+  query: string,
+  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } },
+  what: string,
+  timeoutMs: number,
+): Promise<T | null> {
   let res: Response;
   try {
-    res = await fetch(target, { signal: AbortSignal.timeout(timeoutMs) });
+    res = await fetch(`${url}${path}?${query}`, { signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
     // fetch says only "fetch failed"; its cause says why (ECONNREFUSED, a timeout, a port it refuses).
     const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
@@ -75,26 +89,67 @@ async function getKvBlocks(url: string, hashes: readonly string[], timeoutMs: nu
             : String(err);
     throw new NoAnswer(why);
   }
-  if (res.status === 404) return { status: 404 as const };
-  if (!res.ok) throw new Error(`GET ${KV_BLOCKS_PATH} answered ${res.status}`);
-  const parsed = KvBlocksResponseSchema.safeParse(await res.json());
-  if (!parsed.success) throw new Error(`GET ${KV_BLOCKS_PATH} answered a body that is not a kv-blocks reply`);
-  if (parsed.data.held.length !== hashes.length)
-    throw new Error(
-      `GET ${KV_BLOCKS_PATH} answered ${parsed.data.held.length} flags for ${hashes.length} hashes`,
-    );
-  return { status: 200 as const, body: parsed.data };
+  if (res.status === 404) {
+    await res.body?.cancel();
+    return null;
+  }
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw new Error(`GET ${path} answered ${res.status}`);
+  }
+  const text = await boundedText(res, path);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Error(`GET ${path} answered a body that is not JSON`);
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new Error(`GET ${path} answered a body that is not a ${what} reply`);
+  return parsed.data;
 }
 
-/** One page of a backend's KV events after `after`; null when it has no such endpoint (404). */
+async function boundedText(res: Response, path: string): Promise<string> {
+  const reader = res.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_REPLY_BYTES) {
+      await reader.cancel();
+      throw new Error(`GET ${path} answered more than ${MAX_REPLY_BYTES / 1048576} MiB`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function getKvBlocks(url: string, hashes: readonly string[], timeoutMs: number) {
+  const query = `hashes=${hashes.join(',')}`;
+  const body = await getReply(url, KV_BLOCKS_PATH, query, KvBlocksResponseSchema, 'kv-blocks', timeoutMs);
+  if (body === null) return { status: 404 as const };
+  if (body.held.length !== hashes.length)
+    throw new Error(`GET ${KV_BLOCKS_PATH} answered ${body.held.length} flags for ${hashes.length} hashes`);
+  return { status: 200 as const, body };
+}
+
+/**
+ * One page of a backend's KV events after `after`; null when it has no such endpoint (404). Events must come
+ * after `after`, in order: a feed that goes back would have the router apply them twice, out of order.
+ */
 async function getKvEvents(url: string, after: number, timeoutMs: number): Promise<KvEventsResponse | null> {
-  const target = `${url}${KV_EVENTS_PATH}?after=${after}&limit=${KV_EVENTS_MAX_LIMIT}`;
-  const res = await fetch(target, { signal: AbortSignal.timeout(timeoutMs) });
-  if (res.status === 404) return null;
-  if (!res.ok) throw new Error(`GET ${KV_EVENTS_PATH} answered ${res.status}`);
-  const parsed = KvEventsResponseSchema.safeParse(await res.json());
-  if (!parsed.success) throw new Error(`GET ${KV_EVENTS_PATH} answered a body that is not a kv-events reply`);
-  return parsed.data;
+  const query = `after=${after}&limit=${KV_EVENTS_MAX_LIMIT}`;
+  const body = await getReply(url, KV_EVENTS_PATH, query, KvEventsResponseSchema, 'kv-events', timeoutMs);
+  if (body === null || body.reset) return body;
+  let last = after;
+  for (const e of body.events) {
+    if (e.seq <= last) throw new Error(`GET ${KV_EVENTS_PATH} answered event ${e.seq} after ${last}`);
+    last = e.seq;
+  }
+  return body;
 }
 
 export class KvBlockView {

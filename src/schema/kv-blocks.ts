@@ -66,7 +66,7 @@ export const KvEventsResponseSchema = z.strictObject({
   next: z.int().positive(),
   /** Events after `after` were dropped before this answer: resynchronize. */
   reset: z.boolean(),
-  events: z.array(KvEventSchema),
+  events: z.array(KvEventSchema).max(KV_EVENTS_MAX_LIMIT),
 });
 export type KvEventsResponse = z.infer<typeof KvEventsResponseSchema>;
 
