@@ -177,7 +177,7 @@ async function main(): Promise<void> {
       const cpu = report.result.client.cpuPercent;
       const rssMb = peakRss / 2 ** 20;
       console.log(
-        `bench:agentic: ${TRACES} traces, ${USERS} users, ${lateness.length} profiled requests in ${SECONDS} s (trace clock ${SCALE}x the wall clock; the server at ${niced ? `nice ${SERVER_NICE}` : "the client's priority"})`,
+        `bench:agentic: ${CORPUS === undefined ? `${TRACES} synthetic traces` : CORPUS}, ${USERS} users, ${lateness.length} profiled requests in ${SECONDS} s (trace clock ${SCALE}x the wall clock; the server at ${niced ? `nice ${SERVER_NICE}` : "the client's priority"})`,
       );
       console.log(
         `  dispatch lateness p99   ${late.p99?.toFixed(2)} ms (p50 ${late.median?.toFixed(2)}, max ${late.max?.toFixed(1)})   target < 5 ms   ${verdict((late.p99 ?? Infinity) < 5)}`,

@@ -205,6 +205,24 @@ describe('client: the workload driver seam', () => {
     transport.close();
   });
 
+  it('the plain-HTTP transport tells its read hook of each socket read, with its time, until taken back', async () => {
+    const server = await serve(0);
+    const transport = createTransport(transportFor(server.url));
+    const reads: number[] = [];
+    transport.onRead?.((t) => reads.push(t));
+    const body = buildConversationPayload(payload, [{ role: 'user', content: 'hello' }], 1);
+    const first = await transport.send(body, new AbortController().signal);
+    expect(first.error).toBeNull();
+    expect(reads.length).toBeGreaterThan(0);
+    for (const t of reads) expect(t).toBeGreaterThanOrEqual(first.sentMs);
+    expect(reads.at(-1)).toBeLessThanOrEqual(first.doneMs);
+    const seen = reads.length;
+    transport.onRead?.(null);
+    expect((await transport.send(body, new AbortController().signal)).error).toBeNull();
+    expect(reads).toHaveLength(seen);
+    transport.close();
+  });
+
   it('a driver that waits for a time, with nothing in flight, is asked again then (a think time)', async () => {
     const server = await serve(0);
     const transport = createTransport(transportFor(server.url));

@@ -36,6 +36,7 @@ export function createH1Transport(config: TransportConfig): Transport {
   const port = Number(url.port || 80);
   const idle: Conn[] = [];
   const all = new Set<Conn>();
+  let readHook: ((t: number) => void) | null = null;
   const headFor = (length: number, extra: Readonly<Record<string, string>> | null | undefined) => {
     let lines = '';
     // Header values come from infx itself (the lockstep tag): CR and LF can never split the request.
@@ -64,6 +65,7 @@ export function createH1Transport(config: TransportConfig): Transport {
           if (conn.onData !== null) conn.onData(Buffer.from(buf.buffer, buf.byteOffset, n), t);
           // Bytes while no request owns the connection: it can no longer be trusted to frame the next one.
           else if (n > 0) gone(null, true);
+          readHook?.(t);
           return true;
         },
       },
@@ -199,6 +201,9 @@ export function createH1Transport(config: TransportConfig): Transport {
 
   return {
     send,
+    onRead: (hook) => {
+      readHook = hook;
+    },
     close: () => {
       for (const c of all) c.socket.destroy();
       all.clear();

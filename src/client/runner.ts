@@ -40,10 +40,12 @@ export interface PhaseRun {
 export async function runPhase(run: PhaseRun, transport: Transport): Promise<void> {
   const lanes: Promise<void>[] = [];
   const thread = new ThreadState(run.signal);
+  transport.onRead?.((t) => thread.poll(t));
   for (let i = 0; i < run.slots; i++) lanes.push(lane(run, transport, thread));
   try {
     await Promise.all(lanes);
   } finally {
+    transport.onRead?.(null);
     thread.close();
   }
 }
@@ -135,6 +137,17 @@ class ThreadState {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timerAt = earliest;
     this.timer = setTimeout(() => this.fire(), Math.max(0, Math.ceil(earliest - monotonicMs())));
+  }
+
+  /**
+   * A socket read at `t` was handled: a due time reached meanwhile fires now, between two reads, instead
+   * of waiting for the timer phase after the whole burst of reads the event loop is handling.
+   */
+  poll(t: number): void {
+    if (this.timer !== null && t >= this.timerAt) {
+      clearTimeout(this.timer);
+      this.fire();
+    }
   }
 
   private fire(): void {

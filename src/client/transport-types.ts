@@ -45,5 +45,11 @@ export interface Transport {
     headers?: Readonly<Record<string, string>> | null,
     maxTokens?: number | null,
   ): Promise<Outcome>;
+  /**
+   * Called after each socket read is handled, with the read's time (null: no longer). A load loop checks
+   * its due times there, so a request due while a burst of reads is handled goes out between two of them,
+   * not after the whole burst (the event loop runs timers only once its I/O callbacks are done).
+   */
+  onRead?(hook: ((t: number) => void) | null): void;
   close(): void;
 }

@@ -85,6 +85,25 @@ describe('ReplayScheduler: one lane of trace A, no warmup', () => {
     expect(s.inFlight).toBe(0);
     expect(s.next()).toBe('done');
   });
+
+  it('at each dispatch, tells onTimer of the calls its completion may release, with the earliest they could be due', () => {
+    const told: { atClock: number; name: string; dueAt: number }[] = [];
+    const { s, clock } = scheduler([TRACE_A], {
+      onTimer: (_trace, call, dueAt) =>
+        told.push({ atClock: clock.ms, name: `${call.inner < 0 ? 'root' : 'sub'}#${call.turnIndex}`, dueAt }),
+    });
+    s.startBenchmark();
+    playPhase(s, clock, latency);
+    // root#1 goes at 2 s: its completion releases root#2 (delay 5 s) and spawns fast and slow (1 s each).
+    expect(told.filter((x) => x.atClock === 2000)).toEqual([
+      { atClock: 2000, name: 'root#2', dueAt: 7000 },
+      { atClock: 2000, name: 'sub#0', dueAt: 3000 },
+      { atClock: 2000, name: 'sub#0', dueAt: 3000 },
+    ]);
+    // fast#1 is fast's last call: its dispatch (7 s) announces nothing of fast's; root#5, the last root turn, nothing.
+    expect(told.filter((x) => x.atClock === 7000)).toEqual([]);
+    expect(told.filter((x) => x.atClock === 33000)).toEqual([]);
+  });
 });
 
 describe('ReplayScheduler: errors', () => {

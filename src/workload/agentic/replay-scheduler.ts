@@ -380,7 +380,25 @@ export class ReplayScheduler {
     };
     this.counts[phase].sent++;
     this.flights.set(call.id, { call, lane, tree, conv });
+    this.announceNext(lane.trace, tree, conv, now);
     return call;
+  }
+
+  /**
+   * The calls this one's completion may release (its conversation's next call; for a root turn, the first
+   * calls of the subagents it spawns), told to `onTimer` with the earliest they could be due: their
+   * contents can be rendered while this call runs, not when a zero think time makes them due at once.
+   */
+  private announceNext(trace: number, tree: TreePlay, conv: Conversation, now: number): void {
+    const onTimer = this.o.onTimer;
+    if (onTimer === undefined) return;
+    const after = conv.calls[conv.next + 1];
+    if (after !== undefined) onTimer(trace, after, now + after.delayMs);
+    if (conv.child >= 0) return;
+    for (const c of tree.plan.spawnsAt[conv.next] ?? []) {
+      const first = tree.plan.children[c]?.calls[0];
+      if (first !== undefined) onTimer(trace, first, now + first.delayMs);
+    }
   }
 
   /** A call finished (or failed) at the clock's now. Calls the scheduler already cancelled are ignored. */
@@ -442,6 +460,14 @@ export class ReplayScheduler {
       f.tree.finish(f.conv, 'cancelled', now, true);
     }
     return cut.map((f) => f.call);
+  }
+
+  /**
+   * The earliest due time queued (scheduler clock), without settling the queue: it may be a call since
+   * cancelled or superseded, so it is a hint (when to stop work done ahead), never a dispatch decision.
+   */
+  nextDueAt(): number | null {
+    return this.due.peek()?.at ?? null;
   }
 
   /** When the client should ask again if no call completes first (a timer, the duration's end, a grace's end); null: only a completion can help. */

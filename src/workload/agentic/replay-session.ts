@@ -223,7 +223,11 @@ export function createReplaySession(o: ReplaySessionOptions): ReplaySession {
   const ahead = new DueQueue<{ at: number; trace: number; key: number }>((a, b) => a.at < b.at);
   let pumping = false;
   const pump = () => {
-    const until = o.now() + PRERENDER_SLICE_MS;
+    const now = o.now();
+    // A call falling due stops the slice: its dispatch must not wait for rendering ahead of later ones.
+    const next = scheduler.nextDueAt();
+    const nextWall = next === null ? Number.POSITIVE_INFINITY : toWall(next);
+    const until = nextWall > now ? Math.min(now + PRERENDER_SLICE_MS, nextWall) : now + PRERENDER_SLICE_MS;
     const stop = () => o.now() >= until;
     // Past the duration nothing more is sent: nothing more to render.
     const end = scheduler.endAt;

@@ -24,7 +24,10 @@ export interface ReplayOptions {
   affinityHeaders?: readonly AffinityHeader[];
   /** Lanes this scheduler plays (a worker thread's share); default all. */
   laneIds?: readonly number[];
-  /** Told of each call that got a due time (trace index, the call, when): its body can be made ahead. */
+  /**
+   * Told of each call that got a due time (trace index, the call, when), and at each dispatch of the calls
+   * its completion may release (with the earliest they could be due): their bodies can be made ahead.
+   */
   onTimer?: (trace: number, call: PlannedCall, dueAt: number) => void;
 }
 
