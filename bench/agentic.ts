@@ -12,21 +12,24 @@
  * `npm run bench:agentic-start` times the start-up alone, apart from a replay.
  * Needs `npm run build` (the server runs as `node bin/infx.js sim scripted`).
  *
- * Flags: --traces N (default 64), --users N (256), --seconds S (60), --scale K (1);
- * --corpus PATH replays that corpus instead of synthesizing one (`infx trace synth --traces 400 --seed 1
- * --out PATH` writes the issue's 1.5 GB one once); --cold uses an empty compile cache (else the user's);
- * --same-priority runs the scripted server at the client's CPU priority (by default it runs at nice 10, so
- * that on a small machine it does not take the client's core: it stands in for an engine elsewhere).
+ * Flags: --traces N (default 400: the issue's corpus, about 1.5 GB, written once to the infx cache folder's
+ * bench/; 64 for a quicker run), --users N (256), --seconds S (60), --scale K (1); --corpus PATH replays that
+ * corpus instead (`infx trace synth --traces 400 --seed 1 --out PATH` writes the same one); --cold uses an
+ * empty compile cache (else the user's); --same-priority runs the scripted server at the client's CPU
+ * priority (by default it runs at nice 10, so that on a small machine it does not take the client's core: it
+ * stands in for an engine elsewhere).
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defaultCacheDir } from '../src/config/cache.ts';
 import { summarize } from '../src/metrics/stats.ts';
 import { runAgenticBench } from '../src/sweep/bench-agentic.ts';
-import { writeSynthCorpusFile } from '../src/workload/agentic/synth.ts';
+import { synthTrace, writeSynthCorpusFile } from '../src/workload/agentic/synth.ts';
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -35,7 +38,7 @@ function flag(name: string, fallback: number): number {
   return v;
 }
 
-const TRACES = flag('traces', 64);
+const TRACES = flag('traces', 400);
 const USERS = flag('users', 256);
 const SECONDS = flag('seconds', 60);
 const SCALE = flag('scale', 1);
@@ -84,12 +87,31 @@ async function startScripted(dir: string): Promise<{ url: string; child: ChildPr
 
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
+/**
+ * Where the synthetic corpus goes: the infx cache folder, written once and replayed by every later run (a
+ * fresh 1.5 GB file per run costs 15 s, and its first run must hash it: the warm start is then not warm).
+ * The name carries a digest of the generator's first trace, so a changed generator writes a new corpus.
+ * Without a cache folder (INFX_NO_CACHE), the run's temporary folder.
+ */
+function synthCorpusPath(tmp: string): string {
+  const root = defaultCacheDir();
+  if (root === undefined) return join(tmp, 'traces.jsonl');
+  const digest = createHash('sha256')
+    .update(JSON.stringify(synthTrace(1, 0)))
+    .digest('hex')
+    .slice(0, 12);
+  mkdirSync(join(root, 'bench'), { recursive: true });
+  return join(root, 'bench', `agentic-synth-${TRACES}-seed1-${digest}.jsonl`);
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'infx-bench-agentic-'));
   try {
-    const corpus = CORPUS ?? join(dir, 'traces.jsonl');
-    if (CORPUS === undefined) {
-      process.stderr.write(`writing a ${TRACES}-trace synthetic 1M-context corpus…\n`);
+    const corpus = CORPUS ?? synthCorpusPath(dir);
+    // A corpus file written by this run is new to the compile cache's hash memory: its start hashes it.
+    const written = !existsSync(corpus);
+    if (written) {
+      process.stderr.write(`writing a ${TRACES}-trace synthetic 1M-context corpus to ${corpus}…\n`);
       writeSynthCorpusFile({ traces: TRACES, seed: 1 }, corpus);
     }
     if (COLD) process.env.INFX_CACHE_DIR = join(dir, 'cache');
@@ -198,10 +220,16 @@ async function main(): Promise<void> {
       console.log(
         `  event-loop stalls       ${inWindow.filter((x) => x.ms > 5).length} over 5 ms in profiling, the longest ${longest.toFixed(0)} ms   reported`,
       );
-      const target = warm ? 1 : 5;
+      const warmStart = warm && !written;
+      const target = warmStart ? 1 : 5;
+      const startKind = warmStart
+        ? 'warm: the compile cache held the corpus'
+        : warm
+          ? 'a corpus file just written, hashed first: the next run is warm'
+          : 'cold';
       console.log(
         `  first request           ${firstS.toFixed(2)} s after the call (${fromProcessS.toFixed(2)} s after the process started)   ` +
-          `target < ${target} s (${warm ? 'warm: the compile cache held the corpus' : 'cold'})   ${verdict(firstS < target)}`,
+          `target < ${target} s (${startKind})   ${verdict(firstS < target)}`,
       );
     } finally {
       clearInterval(sampler);

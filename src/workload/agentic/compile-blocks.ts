@@ -56,21 +56,27 @@ function pick(
   return { picks, length };
 }
 
-/** The text of `ids`' blocks, concatenated: exactly ids.length × blockSize tokens. */
+/**
+ * The text of `ids`' blocks, concatenated: exactly ids.length × blockSize tokens; between `head` and
+ * `tail` bytes when given (a message's JSON framing, so a message goes out as one segment).
+ */
 export function blocksText(
   table: WordTable,
   seed: number,
   salt: number,
   ids: ArrayLike<number>,
   blockSize: number,
+  head: Buffer | null = null,
+  tail: Buffer | null = null,
 ): Buffer {
   const { picks, length } = pick(table, seed, salt, ids, blockSize);
-  const out = Buffer.allocUnsafe(length);
-  let at = 0;
+  const out = Buffer.allocUnsafe((head?.length ?? 0) + length + (tail?.length ?? 0));
+  let at = head === null ? 0 : head.copy(out, 0);
   for (let k = 0; k < picks.length; k++) {
     const word = table.bytes[picks[k] as number] as Buffer;
     // Words are 4–10 bytes: a byte loop beats Buffer.copy's call overhead.
     for (let i = 0; i < word.length; i++) out[at++] = word[i] as number;
   }
+  tail?.copy(out, at);
   return out;
 }

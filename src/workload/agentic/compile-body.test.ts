@@ -53,8 +53,8 @@ describe('compiled bodies', () => {
     const other = parsed(bodyText(new TraceTexts(corpus, tb), tb.calls[0] as CompiledCall, null)).messages;
     expect(other[0]?.content).not.toBe(r0?.[0]?.content);
     // Rendered once per play: the same Buffer for the shared message.
-    expect(texts.content((calls[1] as CompiledCall).messages[0] as never)).toBe(
-      texts.content((calls[0] as CompiledCall).messages[0] as never),
+    expect(texts.framed((calls[1] as CompiledCall).messages[0] as never)).toBe(
+      texts.framed((calls[0] as CompiledCall).messages[0] as never),
     );
   });
 
@@ -79,6 +79,10 @@ describe('compiled bodies', () => {
       64,
     );
     expect(text).toBe(expected.toString('utf8'));
+    // A message is one segment (its framing rendered with it); the marker splits its message in three.
+    const served = ['served-main'];
+    expect(texts.body(c, { served, marker: null })).toHaveLength(1 + messages.length + 1);
+    expect(texts.body(c, { served, marker })).toHaveLength(1 + messages.length + 2 + 1);
   });
 
   it('marks plays apart: one marker per (run, play, trace), the same for every turn of a play', () => {
@@ -136,6 +140,11 @@ describe('compiled bodies', () => {
     const opts = { served: ['m'], marker: cacheBust(tokenizer, 'r', 0, ct.id), maxTokens: 1 };
     const fresh = new TraceTexts(compiled, ct);
     expect(Buffer.concat(ahead.body(long, opts)).equals(Buffer.concat(fresh.body(long, opts)))).toBe(true);
+    // Messages of several parts, the marker's among them, frame to the payload builder's exact bytes.
+    const text = Buffer.concat(fresh.body(long, opts)).toString('utf8');
+    const messages = parsed(text).messages;
+    const built = buildConversationPayload({ endpoint: 'chat', model: 'm', ignoreEos: true }, messages, 1);
+    expect(text).toBe(built.toString('utf8'));
     // The body option replaces the recorded output length.
     expect(JSON.parse(Buffer.concat(fresh.body(long, opts)).toString()).max_completion_tokens).toBe(1);
   });

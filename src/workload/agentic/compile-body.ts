@@ -55,11 +55,6 @@ export interface BodyOptions {
   maxTokens?: number;
 }
 
-const ROLE_HEAD = {
-  system: Buffer.from('{"role":"system","content":"'),
-  user: Buffer.from('{"role":"user","content":"'),
-  assistant: Buffer.from('{"role":"assistant","content":"'),
-};
 const COMMA_HEAD = {
   system: Buffer.from(',{"role":"system","content":"'),
   user: Buffer.from(',{"role":"user","content":"'),
@@ -75,7 +70,11 @@ const MESSAGE_END = Buffer.from('"}');
 export const PART_BLOCKS = 256;
 
 export class TraceTexts {
-  /** Rendered parts of each message's content; a message rendered ahead may be partly done. */
+  /**
+   * Rendered parts of each message, framed: the first starts with the message's `,{"role":…,"content":"`
+   * and the last ends with `"}`, so a message is one segment of a body (a segment is a write request
+   * object that lives until the socket took its bytes). A message rendered ahead may be partly done.
+   */
   private readonly contents = new WeakMap<CompiledMessage, Buffer[]>();
   private readonly table: WordTable;
   private readonly modelHeads = new Map<string, Buffer>();
@@ -88,8 +87,8 @@ export class TraceTexts {
     this.table = table ?? wordTable(corpus.words);
   }
 
-  /** A message's content bytes, as parts, rendered once while this object lives. */
-  content(message: CompiledMessage): Buffer[] {
+  /** A message's framed bytes (after a comma), as parts, rendered once while this object lives. */
+  framed(message: CompiledMessage): Buffer[] {
     const parts = this.parts(message);
     while (this.renderPart(message, parts));
     return parts;
@@ -110,7 +109,11 @@ export class TraceTexts {
     // An empty message still gets its one (empty) part.
     if (parts.length > 0 && start >= message.ids.length) return false;
     const ids = message.ids.subarray(start, start + PART_BLOCKS);
-    parts.push(blocksText(this.table, this.corpus.seed, this.trace.salt, ids, this.trace.blockSize));
+    const head = parts.length === 0 ? COMMA_HEAD[message.role] : null;
+    const tail = start + PART_BLOCKS >= message.ids.length ? MESSAGE_END : null;
+    parts.push(
+      blocksText(this.table, this.corpus.seed, this.trace.salt, ids, this.trace.blockSize, head, tail),
+    );
     return true;
   }
 
@@ -138,9 +141,15 @@ export class TraceTexts {
     const messages = call.messages;
     const markerAt = markerIndex(messages);
     messages.forEach((m, i) => {
-      out.push((i === 0 ? ROLE_HEAD : COMMA_HEAD)[m.role]);
-      if (i === markerAt && opts.marker !== null) out.push(opts.marker.json);
-      out.push(...this.content(m), MESSAGE_END);
+      const parts = this.framed(m);
+      const first = parts[0] as Buffer;
+      // The first message has no comma before it; the marker goes in front of its message's content.
+      const from = i === 0 ? 1 : 0;
+      if (i === markerAt && opts.marker !== null) {
+        const headLength = COMMA_HEAD[m.role].length;
+        out.push(first.subarray(from, headLength), opts.marker.json, first.subarray(headLength));
+      } else out.push(from === 0 ? first : first.subarray(from));
+      for (let k = 1; k < parts.length; k++) out.push(parts[k] as Buffer);
     });
     out.push(
       Buffer.from(
