@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { accelerator, model } from '../../catalog/index.ts';
 import { DEFAULT_RESERVE_GIB, GIB, weightBytesPerRank } from '../../catalog/memory.ts';
 import { resolveSim, type SimSetup } from './config.ts';
-import { frameworkProfile } from './engine-profile.ts';
+import { frameworkProfile, sglangChunkedPrefill } from './engine-profile.ts';
 import { explainPoint, formatExplain } from './explain.ts';
 import { setupOfRow } from './rows.ts';
 
@@ -70,14 +70,32 @@ describe('token budget per framework', () => {
 
   it("SGLang: the chunked-prefill budget is the whole worker's and bounds prefill only", () => {
     for (const over of [{}, dep8]) {
-      expect(single(row('sglang', 'fp8', over))).toMatchObject({
+      expect(single(row('sglang', 'fp8', { ...over, runner: 'h200' }))).toMatchObject({
         maxNumBatchedTokens: 8192,
         decodesInBudget: false,
       });
     }
-    const lines = formatExplain(explainPoint(row('sglang', 'fp8', dep8), 64)).join('\n');
+    const lines = formatExplain(explainPoint(row('sglang', 'fp8', { ...dep8, runner: 'h200' }), 64)).join(
+      '\n',
+    );
     expect(lines).toContain('token budget: 8192 per step for prefill chunks (decodes outside it)');
     expect(lines).toContain('divided among 8 DP ranks');
+  });
+
+  it("SGLang: the chunk's default follows the GPU's memory, as server_args.py sets it", () => {
+    expect([24, 48, 80, 96, 141, 180, 192, 288].map(sglangChunkedPrefill)).toEqual([
+      2048, 4096, 8192, 8192, 8192, 16384, 16384, 16384,
+    ]);
+    // B200 (180 GiB) and MI355X (288 GiB) rows get 16,384; H100 and H200 8,192; vLLM keeps 8,192 on any.
+    for (const [runner, fw, budget] of [
+      ['b200', 'sglang', 16384],
+      ['mi355x', 'sglang-disagg', 16384],
+      ['h100', 'sglang', 8192],
+      ['b200', 'vllm', 8192],
+    ] as const)
+      expect(single(row(fw, 'fp8', { runner })).maxNumBatchedTokens).toBe(budget);
+    const lines = formatExplain(explainPoint(row('sglang', 'fp8', { runner: 'b200' }), 64)).join('\n');
+    expect(lines).toContain('--chunked-prefill-size 16384 (its default on a 180 GiB GPU)');
   });
 });
 

@@ -117,7 +117,12 @@ export function explainPoint(
   const resolved = pools.map((p) => ({ ...p, r: resolveSim(p.setup) }));
   const framework = String(row.framework ?? '');
   const memory = resolved.map(({ pool, workers, r, setup: s }): MemoryExplain => {
-    const sched = schedulerProfile(engineFamily(framework), s.dpAttn ? (s.tp ?? 1) : 1, framework);
+    const sched = schedulerProfile(
+      engineFamily(framework),
+      s.dpAttn ? (s.tp ?? 1) : 1,
+      framework,
+      r.accelerator.memoryGiB,
+    );
     return {
       pool,
       workers,

@@ -1,5 +1,5 @@
 import { goldenAcceptanceLength, recipeSpec } from '../../catalog/golden-al.ts';
-import { CatalogError, model as catalogModel } from '../../catalog/index.ts';
+import { accelerator, CatalogError, model as catalogModel } from '../../catalog/index.ts';
 import { PRECISIONS, type Precision } from '../../schema/catalog.ts';
 import { InfxError } from '../../schema/errors.ts';
 import { isAggregate, type RowSetup } from './aggregate.ts';
@@ -177,11 +177,17 @@ export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row'): R
   const engine = (p: Row, name: string): SimSetup => {
     const tp = requireInt(p, 'tp', name);
     const dpAttn = p['dp-attn'] === true;
-    const sched = schedulerProfile(engineFamily(str(r, 'framework')), dpAttn ? tp : 1, str(r, 'framework'));
+    const hardware = str(p, 'hardware') || str(r, 'runner');
+    const sched = schedulerProfile(
+      engineFamily(str(r, 'framework')),
+      dpAttn ? tp : 1,
+      str(r, 'framework'),
+      memoryOf(hardware),
+    );
     return {
       ...agenticCache(r, where),
       model: rowModel(r),
-      hardware: str(p, 'hardware') || str(r, 'runner'),
+      hardware,
       precision: precision as Precision,
       kvPrecision: profile.kvPrecision,
       memoryFractionOf: profile.memoryFractionOf,
@@ -207,6 +213,16 @@ export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row'): R
     prefill: { workers: workers(r.prefill), setup: engine(r.prefill, `${where} prefill`) },
     decode: { workers: workers(r.decode), setup: engine(r.decode, `${where} decode`) },
   };
+}
+
+/** A GPU's memory for the frameworks' memory-dependent defaults; an unknown one fails later, by name (resolveSim). */
+function memoryOf(hardware: string): number | undefined {
+  try {
+    return accelerator(hardware).memoryGiB;
+  } catch (err) {
+    if (err instanceof CatalogError) return undefined;
+    throw err;
+  }
 }
 
 /**
