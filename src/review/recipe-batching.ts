@@ -1,3 +1,4 @@
+import { vllmCudaGraphCeiling, vllmDefaultMaxNumSeqs } from '../catalog/engine-defaults.ts';
 import { accelerator } from '../catalog/index.ts';
 import { AGENTIC_FANOUT } from '../check/rules.ts';
 import {
@@ -144,10 +145,11 @@ interface Batching {
   graphsOff: { line: number } | null;
 }
 
-/** vLLM's API server defaults (vllm/engine/arg_utils.py): 1024 sequences on GPUs of 70 GiB or more. */
+/** vLLM's API server default for the runner's GPU (catalog/engine-defaults.ts); null for an unknown GPU. */
 function vllmDefaultSeqs(runner: string): number | null {
   try {
-    return accelerator(runner).memoryGiB >= 70 ? 1024 : 256;
+    const acc = accelerator(runner);
+    return vllmDefaultMaxNumSeqs(acc.memoryGiB, acc.id);
   } catch {
     return null;
   }
@@ -169,9 +171,13 @@ function batching(engine: Engine, found: readonly FlagValue[], runner: string): 
     jsonKey(found, f.json, 'max_cudagraph_capture_size'),
     jsonKey(found, f.json, 'cudagraph_capture_sizes'),
   );
-  // vLLM without a stated ceiling: min(max_num_seqs × decode tokens × 2, 512) (vllm/config/vllm.py).
+  // vLLM without a stated ceiling: its default (the token budget applies below).
   if (ceiling === 'absent' && engine === 'vllm' && typeof seqs !== 'string')
-    ceiling = { value: Math.min(seqs.value * tokensPerSeq * 2, 512), line: null, stated: false };
+    ceiling = {
+      value: vllmCudaGraphCeiling(seqs.value, tokensPerSeq, Number.POSITIVE_INFINITY),
+      line: null,
+      stated: false,
+    };
   const tokens = numberSetting(found, f.tokens);
   if (typeof ceiling !== 'string' && typeof tokens !== 'string' && tokens.value < ceiling.value)
     ceiling = { ...ceiling, value: tokens.value, line: tokens.line };

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { sglangChunkedPrefill } from '../../catalog/engine-defaults.ts';
 import { accelerator, model } from '../../catalog/index.ts';
 import { DEFAULT_RESERVE_GIB, GIB, weightBytesPerRank } from '../../catalog/memory.ts';
 import { resolveSim, type SimSetup } from './config.ts';
-import { frameworkProfile, sglangChunkedPrefill } from './engine-profile.ts';
+import { frameworkProfile } from './engine-profile.ts';
 import { explainPoint, formatExplain } from './explain.ts';
 import { setupOfRow } from './rows.ts';
 
@@ -96,6 +97,38 @@ describe('token budget per framework', () => {
       expect(single(row(fw, 'fp8', { runner })).maxNumBatchedTokens).toBe(budget);
     const lines = formatExplain(explainPoint(row('sglang', 'fp8', { runner: 'b200' }), 64)).join('\n');
     expect(lines).toContain('--chunked-prefill-size 16384 (its default on a 180 GiB GPU)');
+  });
+});
+
+describe('CUDA graph ceiling per framework (sim predict --explain)', () => {
+  const graphs = (fw: string, over: Record<string, unknown>, conc: number) => {
+    const e = explainPoint(row(fw, 'fp8', { isl: 1024, osl: 1024, runner: 'h200', ...over }), conc);
+    return { memory: e.memory[0]?.cudaGraphs, decode: e.phases[1], lines: formatExplain(e).join('\n') };
+  };
+
+  it('vLLM: min(2 × max_num_seqs × decode tokens, 512) tokens; a wider decode batch is flagged, not modelled', () => {
+    const plain = graphs('vllm', {}, 64);
+    expect(plain.memory).toMatchObject({ ceiling: 512, unit: 'tokens' });
+    expect(plain.decode?.aboveCudaGraphs).toBeUndefined();
+    // MTP: 256 sequences × 4 tokens = 1,024 tokens per step, above 512.
+    const mtp = graphs('vllm', { 'spec-decoding': 'mtp' }, 256);
+    expect(mtp.decode?.aboveCudaGraphs).toEqual({ batch: 1024, ceiling: 512, unit: 'tokens' });
+    expect(mtp.lines).toContain('above the CUDA graph ceiling (512)');
+    expect(mtp.lines).toContain('max_num_seqs 1024 × 4 decode tokens');
+  });
+
+  it('SGLang: --cuda-graph-max-bs by GPU memory and tp, in requests per DP rank; TensorRT-LLM: said unknown', () => {
+    expect(graphs('sglang', { runner: 'b200' }, 64).memory).toMatchObject({ ceiling: 512, unit: 'requests' });
+    expect(
+      graphs('sglang', { tp: 2, model: 'meta-llama/Llama-3.3-70B-Instruct', 'model-prefix': 'llama' }, 64)
+        .memory,
+    ).toMatchObject({ ceiling: 256 });
+    // DEP8 at conc 4096: 512 requests per rank, at the ceiling, not above it.
+    const dep = graphs('sglang', { 'dp-attn': true, ep: 8 }, 4096);
+    expect(dep.decode?.aboveCudaGraphs).toBeUndefined();
+    const trt = graphs('trt', {}, 64);
+    expect(trt.memory?.ceiling).toBeNull();
+    expect(trt.lines).toContain("CUDA graphs: trt: cuda_graph_config comes from the recipe's extra options");
   });
 });
 

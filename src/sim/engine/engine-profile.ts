@@ -1,3 +1,4 @@
+import { sglangChunkedPrefill } from '../../catalog/engine-defaults.ts';
 import type { Precision } from '../../schema/catalog.ts';
 import { RECIPE_BY_FRAMEWORK } from '../../schema/recipes.ts';
 
@@ -31,19 +32,6 @@ export interface SchedulerProfile {
 export const DEFAULT_BATCHED_TOKENS = 8192;
 
 /**
- * SGLang's default `--chunked-prefill-size` for a GPU of `memoryGiB` (server_args.py sets it from the GPU's
- * memory in MiB): 2,048 under 35 GiB, 4,096 under 60 GiB, 8,192 under 160 GiB (H100, H200), 16,384 above
- * (B200, GB200, MI300X and larger).
- */
-export function sglangChunkedPrefill(memoryGiB: number | undefined): number {
-  if (memoryGiB === undefined) return DEFAULT_BATCHED_TOKENS;
-  if (memoryGiB < 35) return 2048;
-  if (memoryGiB < 60) return 4096;
-  if (memoryGiB < 160) return 8192;
-  return 16384;
-}
-
-/**
  * The scheduler budget of a worker of `family` with `dpRanks` attention-DP ranks (1 without DP attention):
  * - vLLM: `--max-num-batched-tokens` holds every scheduled token, decodes included, per engine core; with
  *   data-parallel attention every DP rank is an engine core with its own scheduler, so the worker's budget is
@@ -52,7 +40,7 @@ export function sglangChunkedPrefill(memoryGiB: number | undefined): number {
  *   schedules its own batch, per rank as vLLM.
  * - SGLang: `--chunked-prefill-size` bounds prefill chunks only (a decode batch runs every running request),
  *   and is the whole worker's: with DP attention SGLang divides it among the ranks. Its default depends on
- *   the GPU's memory (`sglangChunkedPrefill`).
+ *   the GPU's memory (catalog/engine-defaults.ts).
  */
 export function schedulerProfile(
   family: EngineFamily,

@@ -1,3 +1,8 @@
+import {
+  sglangCudaGraphMaxBs,
+  vllmCudaGraphCeiling,
+  vllmDefaultMaxNumSeqs,
+} from '../../catalog/engine-defaults.ts';
 import { GIB } from '../../catalog/memory.ts';
 import type { Precision } from '../../schema/catalog.ts';
 import { isAggregate } from './aggregate.ts';
@@ -37,12 +42,26 @@ export interface MemoryExplain {
   /** Whether decodes take from that budget, and the framework rule behind both. */
   decodesInBudget: boolean;
   budgetReason: string;
+  cudaGraphs: CudaGraphExplain;
+}
+
+/**
+ * The engine's CUDA graph capture ceiling by its own default (recipes may state another): decode steps
+ * above it run without graphs, slower than the roofline the simulator times them by (not modelled).
+ */
+export interface CudaGraphExplain {
+  /** Per DP rank (per engine without DP attention); null where the simulator does not know it. */
+  ceiling: number | null;
+  unit: 'tokens' | 'requests';
+  reason: string;
 }
 
 export type Binding = 'compute' | 'memory bandwidth' | 'communication' | 'fixed per-step cost';
 
 export interface PhaseExplain {
   phase: 'prefill' | 'decode';
+  /** Decode: the batch per DP rank in the ceiling's unit, when it is above the CUDA graph ceiling. */
+  aboveCudaGraphs?: { batch: number; ceiling: number; unit: CudaGraphExplain['unit'] };
   seqs: number;
   newTokensPerSeq: number;
   context: number;
@@ -144,6 +163,7 @@ export function explainPoint(
       maxNumBatchedTokens: r.engineOptions.maxNumBatchedTokens ?? 8192,
       decodesInBudget: r.engineOptions.decodesInBudget ?? true,
       budgetReason: sched.reason,
+      cudaGraphs: cudaGraphs(engineFamily(framework), framework, r.accelerator, s, sched.maxNumBatchedTokens),
     };
   });
   const pre = resolved[0]!;
@@ -157,6 +177,13 @@ export function explainPoint(
   const seqs = Math.max(1, Math.min(users, fit));
   const entries = Array.from({ length: seqs }, () => ({ newTokens: width, context }));
   const decode = dec.r.perf.breakdown(entries, width > 1 ? seqs : 0);
+  const graphs = (memory[memory.length - 1] as MemoryExplain).cudaGraphs;
+  const ranks = dec.setup.dpAttn ? (dec.setup.tp ?? 1) : 1;
+  const perRank = Math.ceil(seqs / ranks) * (graphs.unit === 'tokens' ? width : 1);
+  const above =
+    graphs.ceiling !== null && perRank > graphs.ceiling
+      ? { aboveCudaGraphs: { batch: perRank, ceiling: graphs.ceiling, unit: graphs.unit } }
+      : {};
   return {
     memory,
     phases: [
@@ -171,6 +198,7 @@ export function explainPoint(
       },
       {
         phase: 'decode',
+        ...above,
         seqs,
         newTokensPerSeq: width,
         context,
@@ -179,6 +207,41 @@ export function explainPoint(
         kvLimitedSeqs: fit < users ? fit : null,
       },
     ],
+  };
+}
+
+function cudaGraphs(
+  family: ReturnType<typeof engineFamily>,
+  framework: string,
+  acc: { id: string; memoryGiB: number },
+  s: SimSetup,
+  budget: number,
+): CudaGraphExplain {
+  const name = framework || 'no framework';
+  const tp = s.tp ?? 1;
+  const ranks = s.dpAttn ? tp : 1;
+  if (family === 'vllm') {
+    const seqs = vllmDefaultMaxNumSeqs(acc.memoryGiB, acc.id);
+    const tokens = 1 + (s.spec?.draftTokens ?? 0);
+    return {
+      ceiling: vllmCudaGraphCeiling(seqs, tokens, Math.floor(budget / ranks)),
+      unit: 'tokens',
+      reason: `${name}: min(2 × max_num_seqs ${seqs} × ${tokens} decode token${tokens > 1 ? 's' : ''}, 512, the budget), vLLM's default on a ${acc.memoryGiB} GiB GPU`,
+    };
+  }
+  if (family === 'sglang')
+    return {
+      ceiling: sglangCudaGraphMaxBs(acc.memoryGiB, tp),
+      unit: 'requests',
+      reason: `${name}: --cuda-graph-max-bs, SGLang's default on a ${acc.memoryGiB} GiB GPU at tp ${tp}`,
+    };
+  return {
+    ceiling: null,
+    unit: 'requests',
+    reason:
+      family === 'trt'
+        ? `${name}: cuda_graph_config comes from the recipe's extra options; not known here`
+        : `${name}: not modelled`,
   };
 }
 
@@ -203,6 +266,12 @@ export function formatExplain(e: PointExplain): string[] {
     out.push(
       `  token budget: ${m.maxNumBatchedTokens} per step${m.decodesInBudget ? '' : ' for prefill chunks (decodes outside it)'} (${m.budgetReason})`,
     );
+    const g = m.cudaGraphs;
+    out.push(
+      g.ceiling === null
+        ? `  CUDA graphs: ${g.reason}`
+        : `  CUDA graphs: decode batches up to ${g.ceiling} ${g.unit} per rank (${g.reason})`,
+    );
   }
   for (const p of e.phases) {
     const b = p.breakdown;
@@ -210,7 +279,10 @@ export function formatExplain(e: PointExplain): string[] {
       `  ${p.phase}: ${p.seqs} seq × ${p.newTokensPerSeq} tokens at context ${p.context}: ${f2(b.totalMs)} ms/step ` +
         `(compute ${f2(b.computeMs)}, memory ${f2(b.memoryMs)}, comm ${f2(b.commMs)}, ` +
         `fixed ${f2(b.floorMs + b.overheadMs + b.draftMs)}) — bound by ${p.binding}` +
-        (p.kvLimitedSeqs !== null ? `; the KV cache caps the batch at ${p.kvLimitedSeqs} seqs` : ''),
+        (p.kvLimitedSeqs !== null ? `; the KV cache caps the batch at ${p.kvLimitedSeqs} seqs` : '') +
+        (p.aboveCudaGraphs
+          ? `; ${p.aboveCudaGraphs.batch} ${p.aboveCudaGraphs.unit} per rank is above the CUDA graph ceiling (${p.aboveCudaGraphs.ceiling}): the engine runs those steps without graphs, slower than this estimate (not modelled)`
+          : ''),
     );
   }
   return out;
