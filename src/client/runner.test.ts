@@ -50,14 +50,18 @@ function burstTransport() {
   return { transport, burst, sentAfterReads, hooked: () => hook !== null };
 }
 
-/** One request due `dueInMs` after the phase starts; WAIT (naming that time) until then. */
-function onceDue(dueInMs: number): PhaseDriver & { dueAt: number } {
+/**
+ * One request due `dueInMs` after the driver is first asked (so a stall before the phase starts cannot make
+ * it due at once); WAIT, naming that time, until then.
+ */
+function onceDue(dueInMs: number): PhaseDriver {
   let state: 'waiting' | 'sent' | 'done' = 'waiting';
-  const driver = {
-    dueAt: monotonicMs() + dueInMs,
+  let dueAt: number | null = null;
+  const driver: PhaseDriver = {
     next() {
       if (state !== 'waiting') return state === 'sent' ? WAIT : DONE;
-      if (monotonicMs() < driver.dueAt) return WAIT;
+      dueAt ??= monotonicMs() + dueInMs;
+      if (monotonicMs() < dueAt) return WAIT;
       state = 'sent';
       const req: DriverRequest = {
         index: 0,
@@ -67,11 +71,11 @@ function onceDue(dueInMs: number): PhaseDriver & { dueAt: number } {
         inputTokens: { target: 1, client: 1 },
         headers: null,
         arrivalOffsetMs: null,
-        dueAtMs: driver.dueAt,
+        dueAtMs: dueAt,
       };
       return req;
     },
-    wakeAtMs: () => (state === 'waiting' ? driver.dueAt : null),
+    wakeAtMs: () => (state === 'waiting' ? dueAt : null),
     complete() {
       state = 'done';
     },
@@ -82,7 +86,8 @@ function onceDue(dueInMs: number): PhaseDriver & { dueAt: number } {
 describe('runPhase: a request due during a burst of reads', () => {
   it('goes out between two reads of the burst, not after it', async () => {
     const { transport, burst, sentAfterReads, hooked } = burstTransport();
-    // Due 3 ms from now; the burst starts first (a 0 ms timer fires before a 3 ms one) and lasts ~20 ms.
+    // Due 3 ms after the lane first asks (inside runPhase); the burst's 0 ms timer, set before, fires first
+    // (Node runs expired timers in order), and its ~20 ms of reads pass the due time.
     const driver = onceDue(3);
     const controller = new AbortController();
     setTimeout(burst, 0);

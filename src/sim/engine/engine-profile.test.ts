@@ -96,7 +96,7 @@ describe('token budget per framework', () => {
     ] as const)
       expect(single(row(fw, 'fp8', { runner })).maxNumBatchedTokens).toBe(budget);
     const lines = formatExplain(explainPoint(row('sglang', 'fp8', { runner: 'b200' }), 64)).join('\n');
-    expect(lines).toContain('--chunked-prefill-size 16384 (its default on a 180 GiB GPU)');
+    expect(lines).toContain('--chunked-prefill-size 16384 (its default on a GPU of 180 GiB)');
   });
 });
 
@@ -114,7 +114,7 @@ describe('CUDA graph ceiling per framework (sim predict --explain)', () => {
     const mtp = graphs('vllm', { 'spec-decoding': 'mtp' }, 256);
     expect(mtp.decode?.aboveCudaGraphs).toEqual({ batch: 1024, ceiling: 512, unit: 'tokens' });
     expect(mtp.lines).toContain('above the CUDA graph ceiling (512)');
-    expect(mtp.lines).toContain('max_num_seqs 1024 × 4 decode tokens');
+    expect(mtp.lines).toContain('its default max_num_seqs 1024 × 4 decode tokens');
   });
 
   it('SGLang: --cuda-graph-max-bs by GPU memory and tp, in requests per DP rank; TensorRT-LLM: said unknown', () => {

@@ -52,7 +52,7 @@ export function schedulerProfile(
   const ranks = Math.max(1, dpRanks);
   if (family === 'sglang') {
     const chunk = sglangChunkedPrefill(memoryGiB);
-    const gpu = memoryGiB === undefined ? '' : ` (its default on a ${memoryGiB} GiB GPU)`;
+    const gpu = memoryGiB === undefined ? '' : ` (its default on a GPU of ${memoryGiB} GiB)`;
     return {
       maxNumBatchedTokens: chunk,
       decodesInBudget: false,

@@ -226,14 +226,14 @@ function cudaGraphs(
     return {
       ceiling: vllmCudaGraphCeiling(seqs, tokens, Math.floor(budget / ranks)),
       unit: 'tokens',
-      reason: `${name}: min(2 × max_num_seqs ${seqs} × ${tokens} decode token${tokens > 1 ? 's' : ''}, 512, the budget), vLLM's default on a ${acc.memoryGiB} GiB GPU`,
+      reason: `${name}: vLLM's default on a GPU of ${acc.memoryGiB} GiB, min(2 × its default max_num_seqs ${seqs} × ${tokens} decode token${tokens > 1 ? 's' : ''}, 512, the budget)`,
     };
   }
   if (family === 'sglang')
     return {
       ceiling: sglangCudaGraphMaxBs(acc.memoryGiB, tp),
       unit: 'requests',
-      reason: `${name}: --cuda-graph-max-bs, SGLang's default on a ${acc.memoryGiB} GiB GPU at tp ${tp}`,
+      reason: `${name}: --cuda-graph-max-bs, SGLang's default on a GPU of ${acc.memoryGiB} GiB at tp ${tp}`,
     };
   return {
     ceiling: null,
