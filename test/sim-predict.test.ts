@@ -48,14 +48,17 @@ describe('infx sim predict', () => {
     const text = await cli(['--explain'], one);
     expect(text.code).toBe(0);
     const lines = text.stdout.trim().split('\n');
-    expect(lines).toHaveLength(6);
+    expect(lines).toHaveLength(7);
     expect(lines[1]).toMatch(
       /memory \(engine, h200, per rank\): .* = weights [\d.]+ \+ reserve [\d.]+ \+ KV [\d.]+/,
     );
     expect(lines[2]).toMatch(/KV cache: bf16 \(vllm: kv-cache-dtype auto/);
     expect(lines[3]).toMatch(/^ {2}token budget: 8192 per step \(vllm: --max-num-batched-tokens 8192 holds/);
-    expect(lines[4]).toMatch(/^ {2}prefill: .* bound by compute/);
-    expect(lines[5]).toMatch(/^ {2}decode: 8 seq .* bound by /);
+    expect(lines[4]).toMatch(
+      /^ {2}CUDA graphs: decode batches up to 512 tokens per rank \(vllm: vLLM's default/,
+    );
+    expect(lines[5]).toMatch(/^ {2}prefill: .* bound by compute/);
+    expect(lines[6]).toMatch(/^ {2}decode: 8 seq .* bound by /);
     const kv = async (args: string[]) =>
       JSON.parse((await cli(['--format', 'json', ...args], one)).stdout)[0].prediction
         .kvCapacityTokens as number;
@@ -63,6 +66,10 @@ describe('infx sim predict', () => {
     const fp8 = await kv(['--kv-cache-dtype', 'fp8']);
     expect(fp8 / bf16).toBeCloseTo(2, 2);
     const json = JSON.parse((await cli(['--format', 'json', '--explain'], one)).stdout);
-    expect(json[0].explain.memory[0]).toMatchObject({ kvPrecision: 'bf16', fractionOf: 'total' });
+    expect(json[0].explain.memory[0]).toMatchObject({
+      kvPrecision: 'bf16',
+      fractionOf: 'total',
+      cudaGraphs: { ceiling: 512, unit: 'tokens' },
+    });
   });
 });
