@@ -12,6 +12,7 @@ import { type ConversationSession, conversationSpec } from '../src/workload/conv
 import { DONE, type DriverRequest, type PhaseDriver, WAIT } from '../src/workload/driver.ts';
 import { fixedSeqLenPhases } from '../src/workload/fixed-seq-len-driver.ts';
 import { buildConversationPayload, type ChatMessage, type PayloadOptions } from '../src/workload/payload.ts';
+import { benchmarkRun } from './support/phase-run.ts';
 
 /**
  * The workload seam (workload/driver.ts) against a real loopback server: a request that depends on an
@@ -155,20 +156,7 @@ describe('client: the workload driver seam', () => {
     const records: RequestRecord[] = [];
     const transport = createTransport(transportFor(server.url));
     try {
-      await runPhase(
-        {
-          phase: 'benchmark',
-          worker: 0,
-          slots: 4,
-          driver,
-          startMs: performance.now(),
-          lockstep: null,
-          clockOriginMs: performance.now(),
-          signal: new AbortController().signal,
-          onRecord: (r) => records.push(r),
-        },
-        transport,
-      );
+      await runPhase(benchmarkRun(driver, { slots: 4, onRecord: (r) => records.push(r) }), transport);
     } finally {
       transport.close();
     }
@@ -187,20 +175,7 @@ describe('client: the workload driver seam', () => {
   it('a driver that waits with nothing in flight is an error, not a hang', async () => {
     const server = await serve(0);
     const transport = createTransport(transportFor(server.url));
-    const run = runPhase(
-      {
-        phase: 'benchmark',
-        worker: 0,
-        slots: 1,
-        driver: { next: () => WAIT, complete() {} },
-        startMs: performance.now(),
-        lockstep: null,
-        clockOriginMs: performance.now(),
-        signal: new AbortController().signal,
-        onRecord() {},
-      },
-      transport,
-    );
+    const run = runPhase(benchmarkRun({ next: () => WAIT, complete() {} }), transport);
     await expect(run).rejects.toThrow(/waits for a request, but none is in flight/);
     transport.close();
   });
@@ -250,20 +225,7 @@ describe('client: the workload driver seam', () => {
     };
     const records: RequestRecord[] = [];
     try {
-      await runPhase(
-        {
-          phase: 'benchmark',
-          worker: 0,
-          slots: 1,
-          driver,
-          startMs: monotonicMs(),
-          lockstep: null,
-          clockOriginMs: monotonicMs(),
-          signal: new AbortController().signal,
-          onRecord: (r) => records.push(r),
-        },
-        transport,
-      );
+      await runPhase(benchmarkRun(driver, { onRecord: (r) => records.push(r) }), transport);
     } finally {
       transport.close();
     }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { benchmarkRun } from '../../test/support/phase-run.ts';
 import { DONE, type DriverRequest, type PhaseDriver, WAIT } from '../workload/driver.ts';
 import { monotonicMs } from './clock.ts';
 import { runPhase } from './runner.ts';
@@ -89,22 +90,8 @@ describe('runPhase: a request due during a burst of reads', () => {
     // Due 3 ms after the lane first asks (inside runPhase); the burst's 0 ms timer, set before, fires first
     // (Node runs expired timers in order), and its ~20 ms of reads pass the due time.
     const driver = onceDue(3);
-    const controller = new AbortController();
     setTimeout(burst, 0);
-    await runPhase(
-      {
-        phase: 'benchmark',
-        worker: 0,
-        slots: 1,
-        driver,
-        startMs: monotonicMs(),
-        lockstep: null,
-        clockOriginMs: monotonicMs(),
-        signal: controller.signal,
-        onRecord: () => {},
-      },
-      transport,
-    );
+    await runPhase(benchmarkRun(driver), transport);
     expect(sentAfterReads).toHaveLength(1);
     const after = sentAfterReads[0] as number;
     expect(after).toBeGreaterThan(0);
