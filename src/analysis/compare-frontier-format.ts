@@ -28,12 +28,13 @@ export const ESTIMATE_SENTENCE =
 export const axisWords = (a: FrontierAxis) =>
   a.metric === 'interactivity' ? `${a.stat} interactivity` : `generation interactivity ${a.stat}`;
 
-const isAgentic = (c: FrontierComparison) => c.group.workload === 'agentic_traces';
+/** Whether a comparison is of an agentic config (matched at generation interactivity p90). */
+export const isAgenticComparison = (c: FrontierComparison) => c.group.workload === 'agentic_traces';
 
 /** The table's head: users and generation interactivity for an agentic config. */
 export const frontierHead = (c: FrontierComparison): string[] => [
-  isAgentic(c) ? 'users' : 'conc',
-  isAgentic(c) ? `gen. ${SHORT_UNIT.interactivity} p90` : SHORT_UNIT.interactivity,
+  isAgenticComparison(c) ? 'users' : 'conc',
+  isAgenticComparison(c) ? `gen. ${SHORT_UNIT.interactivity} p90` : SHORT_UNIT.interactivity,
   `run ${SHORT_UNIT.tput}`,
   `frontier ${SHORT_UNIT.tput}`,
   'vs frontier',
@@ -109,7 +110,7 @@ const intro = (r: FrontierCompareReport) =>
   `Each config of the run against the Pareto frontier (throughput per GPU vs ${r.interactivityStat} ` +
   'interactivity, invalid points excluded) of all baseline configs of the same model, precision, hardware ' +
   'and workload' +
-  (r.configs.some(isAgentic)
+  (r.configs.some(isAgenticComparison)
     ? '; an agentic config against the agentic configs, at matched generation interactivity p90.'
     : '.');
 

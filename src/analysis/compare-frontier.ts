@@ -13,6 +13,7 @@ import {
 import { plural } from '../schema/plural.ts';
 import { type ChartStat, finite } from './axes.ts';
 import { sideEngine } from './compare.ts';
+import { axisWords } from './compare-frontier-format.ts';
 import { sameIds } from './compare-noise.ts';
 import { interpolateAt, type Knot } from './interpolate.ts';
 import { agenticLabel, curveLabel, workloadLabel } from './labels.ts';
@@ -264,7 +265,6 @@ export function compareConfigToFrontier(
   if (first === undefined) throw new RangeError('compareConfigToFrontier needs points of the run');
   const group = frontierGroup(first);
   const axis = frontierAxis(group.workload === 'agentic_traces', opts.stat ?? 'median');
-  const axisName = `${axis.stat} ${axis.metric === 'interactivity' ? 'interactivity' : 'generation interactivity'}`;
   const built = pool.length === 0 ? null : buildFrontier(pool);
   const run = summary(runPoints);
   const points = pointRows(runPoints, built?.knots ?? []);
@@ -288,7 +288,7 @@ export function compareConfigToFrontier(
   } else if (built.knots.length === 0)
     notes.push(
       `the baseline's ${plural(built.frontier.configs.length, 'config')} of ${groupLabel(first.config)} have no valid ` +
-        `point with throughput and ${axisName}: no frontier to compare with`,
+        `point with throughput and ${axisWords(axis)}: no frontier to compare with`,
     );
   const range = built?.frontier.interactivity ?? null;
   const outside = points.filter((r) => r.status === 'outside-frontier').map((r) => fmt(r.interactivity));
@@ -329,7 +329,9 @@ export function compareToFrontier(
   const stat = opts.stat ?? 'median';
   const pools = new Map<string, FrontierItem[]>();
   const byDeployment = new Map<string, FrontierItem[]>();
-  for (const p of itemsOf(baseline, stat)) {
+  const runItems = itemsOf(run, stat);
+  const baselineItems = itemsOf(baseline, stat);
+  for (const p of baselineItems) {
     const g = frontierGroup(p);
     for (const [map, key] of [
       [pools, groupKey(g)],
@@ -340,7 +342,7 @@ export function compareToFrontier(
       else list.push(p);
     }
   }
-  const configs = [...byConfig(itemsOf(run, stat)).entries()]
+  const configs = [...byConfig(runItems).entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, pts]) => {
       const g = frontierGroup(pts[0]!);
@@ -358,12 +360,8 @@ export function compareToFrontier(
   return {
     schemaVersion: FRONTIER_COMPARE_SCHEMA_VERSION,
     kind: 'frontier-compare-report',
-    run: { label: run.label, runIds: run.runIds, engine: sideEngine(itemsOf(run, stat)) },
-    baseline: {
-      label: baseline.label,
-      runIds: baseline.runIds,
-      engine: sideEngine(itemsOf(baseline, stat)),
-    },
+    run: { label: run.label, runIds: run.runIds, engine: sideEngine(runItems) },
+    baseline: { label: baseline.label, runIds: baseline.runIds, engine: sideEngine(baselineItems) },
     against: 'frontier',
     interactivityStat: stat,
     configs,

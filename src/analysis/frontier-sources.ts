@@ -56,12 +56,29 @@ export function agenticFromRunDir(dir: string): AgenticCurvePoint[] {
 
 /** The agentic points of a run directory, a stored run id, or `official`. */
 export async function loadAgenticPoints(arg: string, opts: LoadOptions = {}): Promise<AgenticCurvePoint[]> {
-  if (isDir(arg)) return agenticFromRunDir(arg);
+  return isDir(arg) ? agenticFromRunDir(arg) : storedAgenticPoints(arg, opts);
+}
+
+/**
+ * Both workloads of a stored run id or `official`, from the results database only (the bot's side: a run id
+ * is never read as a directory).
+ */
+export async function loadStoredFrontierSide(
+  arg: string,
+  opts: LoadOptions = {},
+): Promise<RunCurves & { agentic: AgenticCurvePoint[] }> {
+  const { loadFromStore } = await import('./sources-db.ts');
+  const curves = await loadFromStore(arg, opts);
+  return { ...curves, agentic: await storedAgenticPoints(arg, opts) };
+}
+
+/** The agentic points of a stored run id or `official`. */
+async function storedAgenticPoints(arg: string, opts: LoadOptions): Promise<AgenticCurvePoint[]> {
   const [{ openStore, defaultDbUrl }, { agenticPoints }] = await Promise.all([
     import('../store/db.ts'),
     import('../store/agentic-queries.ts'),
   ]);
-  // sources.ts has already looked the argument up (and said what is wrong with it): this store exists.
+  // The fixed-seq-len loader has already looked the argument up (and said what is wrong with it).
   const store = await openStore(opts.db ?? defaultDbUrl());
   try {
     return await agenticPoints(store, arg === 'official' ? { status: 'official' } : { runId: arg });

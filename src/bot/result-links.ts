@@ -1,7 +1,6 @@
 import { compareToFrontier, frontierBaseline } from '../analysis/compare-frontier.ts';
 import { formatFrontierMarkdown } from '../analysis/compare-frontier-format.ts';
-import { loadAgenticPoints } from '../analysis/frontier-sources.ts';
-import { loadFromStore } from '../analysis/sources-db.ts';
+import { loadStoredFrontierSide } from '../analysis/frontier-sources.ts';
 import type { StoredRun } from '../schema/store.ts';
 import { openStore } from '../store/db.ts';
 import { prRunsIngestedSince } from '../store/queries.ts';
@@ -36,14 +35,8 @@ export async function resultsComment(cfg: BotConfig, run: StoredRun): Promise<st
   let table: string;
   try {
     const db = { db: cfg.db as string };
-    const curves = {
-      ...(await loadFromStore(run.runId, db)),
-      agentic: await loadAgenticPoints(run.runId, db),
-    };
-    const official = frontierBaseline(curves, {
-      ...(await loadFromStore('official', db)),
-      agentic: await loadAgenticPoints('official', db),
-    });
+    const curves = await loadStoredFrontierSide(run.runId, db);
+    const official = frontierBaseline(curves, await loadStoredFrontierSide('official', db));
     table =
       official.points.length + official.agentic.length === 0
         ? '_No published (official) results of these configs yet: nothing to compare with._'

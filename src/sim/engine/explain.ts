@@ -7,7 +7,12 @@ import { GIB } from '../../catalog/memory.ts';
 import type { Precision } from '../../schema/catalog.ts';
 import { isAggregate } from './aggregate.ts';
 import { resolveSim, type SimSetup } from './config.ts';
-import { engineFamily, frameworkProfile, schedulerProfile } from './engine-profile.ts';
+import {
+  DEFAULT_BATCHED_TOKENS,
+  engineFamily,
+  frameworkProfile,
+  schedulerProfile,
+} from './engine-profile.ts';
 import type { StepBreakdown } from './perf-model.ts';
 import { type PointOutcome, type RowSetupOptions, setupOfRow, withBatchCaps } from './rows.ts';
 
@@ -136,12 +141,9 @@ export function explainPoint(
   const resolved = pools.map((p) => ({ ...p, r: resolveSim(p.setup) }));
   const framework = String(row.framework ?? '');
   const memory = resolved.map(({ pool, workers, r, setup: s }): MemoryExplain => {
-    const sched = schedulerProfile(
-      engineFamily(framework),
-      s.dpAttn ? (s.tp ?? 1) : 1,
-      framework,
-      r.accelerator.memoryGiB,
-    );
+    const family = engineFamily(framework);
+    const sched = schedulerProfile(family, s.dpAttn ? (s.tp ?? 1) : 1, framework, r.accelerator.memoryGiB);
+    const budget = r.engineOptions.maxNumBatchedTokens ?? DEFAULT_BATCHED_TOKENS;
     return {
       pool,
       workers,
@@ -160,10 +162,10 @@ export function explainPoint(
       kvBytesPerToken: r.plan.kvBytesPerTokenPerRank,
       kvCapacityTokens: r.kvBlocks * 16,
       maxNumSeqs: r.engineOptions.maxNumSeqs ?? 256,
-      maxNumBatchedTokens: r.engineOptions.maxNumBatchedTokens ?? 8192,
+      maxNumBatchedTokens: budget,
       decodesInBudget: r.engineOptions.decodesInBudget ?? true,
       budgetReason: sched.reason,
-      cudaGraphs: cudaGraphs(engineFamily(framework), framework, r.accelerator, s, sched.maxNumBatchedTokens),
+      cudaGraphs: cudaGraphs(family, framework, r.accelerator, s, budget),
     };
   });
   const pre = resolved[0]!;

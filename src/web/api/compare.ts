@@ -1,5 +1,5 @@
 import { compareRuns } from '../../analysis/compare.ts';
-import { compareToFrontier, frontierPoolOf } from '../../analysis/compare-frontier.ts';
+import { compareToFrontier, frontierBaseline, frontierPoolOf } from '../../analysis/compare-frontier.ts';
 import { sameIds } from '../../analysis/compare-noise.ts';
 import { storedRepeats } from '../../analysis/repeats-db.ts';
 import type { CompareReport } from '../../schema/compare-report.ts';
@@ -58,17 +58,15 @@ export async function compareReport(
   const { run, baseline } = await compareSides(ctx, q);
   if (q.against === 'frontier') {
     // Agentic configs too, each against the agentic configs of its group (the run was looked up above).
-    const mine = await agenticPoints(ctx.store, { runId: q.run });
-    const theirs =
-      q.baseline === 'official'
-        ? frontierPoolOf(mine, await agenticPoints(ctx.store, { status: 'official' }))
-        : await agenticPoints(ctx.store, { runId: q.baseline });
-    const runIds = [...new Set([...baseline.runIds, ...theirs.map((p) => p.runId)])];
-    return compareToFrontier(
-      { ...run, agentic: mine },
-      { ...baseline, agentic: theirs, runIds },
-      { stat: q.interactivity },
-    );
+    const mine = { ...run, agentic: await agenticPoints(ctx.store, { runId: q.run }) };
+    const official = q.baseline === 'official';
+    const theirs = {
+      ...baseline,
+      agentic: await agenticPoints(ctx.store, official ? { status: 'official' } : { runId: q.baseline }),
+    };
+    return compareToFrontier(mine, official ? frontierBaseline(mine, theirs) : theirs, {
+      stat: q.interactivity,
+    });
   }
   const configKeys = [...new Set(run.points.map((p) => p.configKey))];
   return compareRuns(run, baseline, {

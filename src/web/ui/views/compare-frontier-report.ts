@@ -4,6 +4,7 @@ import {
   frontierHeadline,
   frontierLine,
   gainCell,
+  isAgenticComparison,
 } from '../../../analysis/compare-frontier-format.ts';
 import type { FrontierCompareReport, FrontierComparison } from '../../../schema/frontier-compare.ts';
 import { plural } from '../../../schema/plural.ts';
@@ -90,7 +91,7 @@ export function frontierReportContent(r: FrontierCompareReport): Child[] {
       `Run ${side(r.run)} against the frontier of ${side(r.baseline)}${r.baseline.label === 'official' ? ` (runs ${r.baseline.runIds.join(', ') || 'none'})` : ''}: ` +
         `${plural(r.configs.length, 'config')}, each against the Pareto frontier of all baseline configs of its ` +
         `model, precision, hardware and workload, at matched ${r.interactivityStat} interactivity` +
-        (r.configs.some((c) => c.group.workload === 'agentic_traces')
+        (r.configs.some(isAgenticComparison)
           ? ' (agentic configs: at matched generation interactivity p90).'
           : '.'),
     ),
