@@ -23,7 +23,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultCacheDir } from '../src/config/cache.ts';
@@ -100,8 +108,34 @@ function synthCorpusPath(tmp: string): string {
     .update(JSON.stringify(synthTrace(1, 0)))
     .digest('hex')
     .slice(0, 12);
-  mkdirSync(join(root, 'bench'), { recursive: true });
-  return join(root, 'bench', `agentic-synth-${TRACES}-seed1-${digest}.jsonl`);
+  const dir = join(root, 'bench');
+  const name = `agentic-synth-${TRACES}-seed1-${digest}.jsonl`;
+  mkdirSync(dir, { recursive: true });
+  removeStaleTemps(dir, name);
+  return join(dir, name);
+}
+
+/**
+ * The partial corpora (`NAME.PID.tmp`, writeSynthCorpusFile's) of runs killed while writing one: 1.5 GB each,
+ * removed once their writer is gone. A live writer's file (two benches at once) is left to it.
+ */
+function removeStaleTemps(dir: string, name: string): void {
+  for (const f of readdirSync(dir)) {
+    const m = f.startsWith(`${name}.`) ? /^\.(\d+)\.tmp$/.exec(f.slice(name.length)) : null;
+    if (m === null || alive(Number(m[1]))) continue;
+    process.stderr.write(`removing ${join(dir, f)}, left by a run that was killed while writing it\n`);
+    rmSync(join(dir, f), { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: a process of another user holds the pid; it is alive.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 async function main(): Promise<void> {
