@@ -1,17 +1,19 @@
 /**
  * Prediction speed (issue 21): `infx sim predict` over the whole fixture matrix — every row of
  * `infx matrix full-sweep` over the reference's two master configs (../shared/fixtures/inferencex), one
- * point per row and concurrency — on the fast engine (the default), with `--fast` (speculative decoding's
- * acceptance as one shared sequence) and on the full co-simulation (`--exact`), and how far apart they are
- * per metric.
+ * point per row and concurrency — on the fast engine as the default runs it (speculative decoding: spread
+ * draws), with `same` (per-decode draws: the full co-simulation's results), with `--fast` (one shared
+ * acceptance sequence) and on the full co-simulation (`--exact`), and how far apart they are per metric.
  *
  *   npm run bench:predict                        # fast on every point, exact on every 8th point
  *   npm run bench:predict -- --exact-every 1     # exact on every point too (minutes on 2 cores)
  *
  * Points per second and the fast/exact ratio are measured in this command on the same points; the exact
- * figure for the whole matrix is extrapolated from its sample unless --exact-every 1. Agreement: |fast /
+ * figure for the whole matrix is extrapolated from its sample unless --exact-every 1. Agreement: |x /
  * exact − 1| of throughput per GPU, interactivity, median TTFT and median E2E, max and median, with and
- * without speculative decoding.
+ * without speculative decoding. Beside it, the full co-simulation's own seed-to-seed spread on the same
+ * points (seed 1 against seed 0, through `same`, which gives exact's results): draws that are not exact's
+ * own cannot agree more closely than that.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -62,10 +64,14 @@ const points: Record<string, unknown>[] = rows.flatMap((r) =>
   (Array.isArray(r.conc) ? (r.conc as unknown[]) : [r.conc]).map((conc) => ({ ...r, conc })),
 );
 
-type Engine = 'auto' | 'fast' | 'exact';
-function timed(point: Record<string, unknown>, engine: Engine): { o: PointOutcome; ms: number } {
+type Engine = 'auto' | 'same' | 'fast' | 'exact';
+function timed(
+  point: Record<string, unknown>,
+  engine: Engine,
+  seed?: number,
+): { o: PointOutcome; ms: number } {
   const t0 = performance.now();
-  const [o] = predictRows(point, { engine });
+  const [o] = predictRows(point, { engine, ...(seed !== undefined ? { seed } : {}) });
   return { o: o!, ms: performance.now() - t0 };
 }
 
@@ -80,43 +86,50 @@ function wholeMatrix(engine: Engine) {
   return { runs, ms, ok, slowest, median: pct(0.5), p99: pct(0.99) };
 }
 
-// Warm-up (JIT) on a few points, then the whole matrix: the default (auto), and fast on every row.
+// Warm-up (JIT) on a few points, then the whole matrix on each fast choice.
 for (const p of points.slice(0, 20)) timed(p, 'fast');
-const auto = wholeMatrix('auto');
-const fastAll = wholeMatrix('fast');
-const predicted = auto.ok;
+const whole = { auto: wholeMatrix('auto'), same: wholeMatrix('same'), fast: wholeMatrix('fast') };
+const predicted = whole.auto.ok;
 
-// The exact co-simulation on every EXACT_EVERY-th point the default predicted, against the default and --fast.
+// The exact co-simulation on every EXACT_EVERY-th point the default predicted, against each fast choice,
+// and exact's own seed 1 against seed 0 (as `same`, which gives exact's results).
+type Ok = PointOutcome & { status: 'ok' };
 const metrics = [
-  ['throughput/GPU', (o: PointOutcome & { status: 'ok' }) => o.prediction.throughputPerGpu],
-  ['interactivity', (o: PointOutcome & { status: 'ok' }) => o.prediction.interactivity],
-  ['TTFT median', (o: PointOutcome & { status: 'ok' }) => o.prediction.ttftMs.median],
-  ['E2E median', (o: PointOutcome & { status: 'ok' }) => o.prediction.e2eMs.median],
+  ['throughput/GPU', (o: Ok) => o.prediction.throughputPerGpu],
+  ['interactivity', (o: Ok) => o.prediction.interactivity],
+  ['TTFT median', (o: Ok) => o.prediction.ttftMs.median],
+  ['E2E median', (o: Ok) => o.prediction.e2eMs.median],
 ] as const;
-const bucketsOf = () => ({
-  none: metrics.map(() => [] as number[]),
-  spec: metrics.map(() => [] as number[]),
-});
-const diffs = { auto: bucketsOf(), fast: bucketsOf() };
+const compared = ['auto', 'same', 'fast', 'seed'] as const;
+type Compared = (typeof compared)[number];
+const diffs = Object.fromEntries(
+  compared.map((c) => [
+    c,
+    { none: metrics.map(() => [] as number[]), spec: metrics.map(() => [] as number[]) },
+  ]),
+) as Record<Compared, { none: number[][]; spec: number[][] }>;
 let sampleAutoMs = 0;
 let sampleExactMs = 0;
 let sampled = 0;
-auto.runs.forEach((a, i) => {
-  if (a.o.status !== 'ok' || auto.ok.indexOf(a) % EXACT_EVERY !== 0) return;
-  const f = fastAll.runs[i]!;
+whole.auto.runs.forEach((a, i) => {
+  if (a.o.status !== 'ok' || whole.auto.ok.indexOf(a) % EXACT_EVERY !== 0) return;
   const e = timed(points[i]!, 'exact');
-  if (e.o.status !== 'ok' || f.o.status !== 'ok') return;
+  const reseeded = timed(points[i]!, 'same', 1);
+  const runs: Record<Compared, { o: PointOutcome }> = {
+    auto: a,
+    same: whole.same.runs[i]!,
+    fast: whole.fast.runs[i]!,
+    seed: reseeded,
+  };
+  if (e.o.status !== 'ok' || compared.some((c) => runs[c].o.status !== 'ok')) return;
   sampled++;
   sampleAutoMs += a.ms;
   sampleExactMs += e.ms;
-  for (const [which, run] of [
-    ['auto', a],
-    ['fast', f],
-  ] as const) {
-    const bucket = a.o.specDecoding === 'none' ? diffs[which].none : diffs[which].spec;
+  for (const c of compared) {
+    const bucket = a.o.specDecoding === 'none' ? diffs[c].none : diffs[c].spec;
     metrics.forEach(([, get], m) => {
-      const x = get(run.o as PointOutcome & { status: 'ok' });
-      const y = get(e.o as PointOutcome & { status: 'ok' });
+      const x = get(runs[c].o as Ok);
+      const y = get(e.o as Ok);
       bucket[m]!.push(y === 0 ? (x === 0 ? 0 : 1) : Math.abs(x / y - 1));
     });
   }
@@ -134,8 +147,15 @@ console.log(
     `(${points.length - predicted.length} unsupported or infeasible, each reported with its reason)`,
 );
 for (const [name, m] of [
-  ['default (fast engine; spec decoding drawn per sequence, as the full engine)', auto],
-  ['--fast (spec decoding: one shared acceptance sequence)', fastAll],
+  [
+    'default (fast engine; spec decoding: spread draws, each request its own steps to its target)',
+    whole.auto,
+  ],
+  [
+    "same (fast engine; spec decoding: draws per decode per step, the full co-simulation's results)",
+    whole.same,
+  ],
+  ['--fast (fast engine; spec decoding: one shared acceptance sequence)', whole.fast],
 ] as const) {
   console.log(
     `${name}:\n  ${fmt(m.ms / 1000, 2)} s for the whole matrix, ${fmt((points.length / m.ms) * 1000)} points/s; ` +
@@ -155,17 +175,20 @@ console.log(
 console.log(
   `speed-up on the sampled points: exact time / default time = ${fmt(sampleExactMs / Math.max(1e-9, sampleAutoMs))}x`,
 );
-for (const [which, label] of [
-  ['auto', 'default'],
-  ['fast', '--fast'],
-] as const) {
+const labels: Record<Compared, string> = {
+  auto: '|default/exact - 1|',
+  same: '|same/exact - 1|',
+  fast: '|--fast/exact - 1|',
+  seed: "exact's own seed-to-seed spread |seed 1/seed 0 - 1|",
+};
+for (const c of compared) {
   for (const [name, d] of [
-    ['without spec decoding', diffs[which].none],
-    ['with spec decoding (MTP)', diffs[which].spec],
+    ['without spec decoding', diffs[c].none],
+    ['with spec decoding (MTP)', diffs[c].spec],
   ] as const) {
     const n = d[0]!.length;
     if (n === 0) continue;
-    console.log(`agreement |${label}/exact - 1|, ${name} (${n} points):`);
+    console.log(`${labels[c]}, ${name} (${n} points):`);
     metrics.forEach(([metric], m) => {
       const xs = d[m]!;
       const within = xs.filter((x) => x <= AGREEMENT).length;

@@ -1,6 +1,6 @@
 import type { PoolRoute, PoolRouter } from '../../schema/router.ts';
 import { createSimEngine, type ResolvedSim, type SimSetup } from './config.ts';
-import { type DisaggSetup, leastLoaded, sumGauges } from './disagg.ts';
+import { type DisaggSetup, leastLoaded, sumGauges, workerSeed } from './disagg.ts';
 import type { SimEngine } from './engine.ts';
 import { PacedEngines } from './paced-engines.ts';
 import type { EngineGauges, EngineHooks, SimRequest } from './types.ts';
@@ -46,17 +46,20 @@ export class AggregatePool extends PacedEngines {
     let resolved: ResolvedSim | null = null;
     for (let i = 0; i < setup.replicas; i++) {
       // Request ids are unique across the pool, so the engines share the endpoint's hooks.
-      const made = createSimEngine(setup.setup, {
-        onToken: (id, total, t) => {
-          // The router counts the first call only.
-          this.router?.firstToken(id);
-          this.hooks.onToken?.(id, total, t);
+      const made = createSimEngine(
+        { ...setup.setup, seed: workerSeed(setup.setup.seed, 0, i) },
+        {
+          onToken: (id, total, t) => {
+            // The router counts the first call only.
+            this.router?.firstToken(id);
+            this.hooks.onToken?.(id, total, t);
+          },
+          onFinish: (id, info) => {
+            this.router?.done(id);
+            this.hooks.onFinish?.(id, info);
+          },
         },
-        onFinish: (id, info) => {
-          this.router?.done(id);
-          this.hooks.onFinish?.(id, info);
-        },
-      });
+      );
       this.engines.push(made.engine);
       resolved = made.resolved;
     }

@@ -38,6 +38,15 @@ interface Pending {
   landsMs: number;
 }
 
+/**
+ * The seed of worker `index` of a pool (0 prefill or aggregated, 1 decode) from the setup's seed: every
+ * worker draws its own acceptance stream. One seed for all made the workers' draws the same sequence, so
+ * their requests' TPOTs moved together rather than averaging out.
+ */
+export function workerSeed(seed: number | undefined, pool: 0 | 1, index: number): number {
+  return (seed ?? 0) + 0x9e37 * (2 * index + pool);
+}
+
 /** Builds one worker: the full engine, or the fast one where `choice` picks it (fast-engine.ts). */
 function worker(
   setup: SimSetup,
@@ -76,7 +85,7 @@ export class DisaggCluster extends PacedEngines {
     let pre: ResolvedSim | null = null;
     for (let i = 0; i < setup.prefill.workers; i++) {
       const { engine, resolved } = worker(
-        setup.prefill.setup,
+        { ...setup.prefill.setup, seed: workerSeed(setup.prefill.setup.seed, 0, i) },
         {
           onFinish: (id, info) => {
             this.routers.prefill?.firstToken(id);
@@ -92,7 +101,7 @@ export class DisaggCluster extends PacedEngines {
     let dec: ResolvedSim | null = null;
     for (let i = 0; i < setup.decode.workers; i++) {
       const { engine, resolved } = worker(
-        setup.decode.setup,
+        { ...setup.decode.setup, seed: workerSeed(setup.decode.setup.seed, 1, i) },
         {
           // The decode worker's token k is the request's token k + 1 (the prefill worker made the first).
           onToken: (id, total, t) => {
@@ -103,11 +112,10 @@ export class DisaggCluster extends PacedEngines {
             this.routers.decode?.done(id);
             this.requests.delete(id);
             this.routes.delete(id);
-            this.hooks.onFinish?.(id, {
-              ...info,
-              promptTokens: info.promptTokens - 1,
-              outputTokens: info.outputTokens + 1,
-            });
+            // The engines hand each finish a fresh object: adjusted in place, not copied.
+            info.promptTokens -= 1;
+            info.outputTokens += 1;
+            this.hooks.onFinish?.(id, info);
           },
         },
         choice,
@@ -149,7 +157,16 @@ export class DisaggCluster extends PacedEngines {
     this.routes.set(req.id, route);
     const worker = pick(this.prefill, this.routers.prefill, req.id, route);
     if (atMs !== undefined && !this.pacer) worker.advanceTo(atMs);
-    const arrival = worker.submit({ ...req, maxTokens: 1, stopAfter: 1, ignoreEos: true }, atMs);
+    // Built field by field: spreading the request made a slow, shape-varying copy (the matrix's hottest line).
+    const prefill: SimRequest = {
+      id: req.id,
+      promptTokens: req.promptTokens,
+      maxTokens: 1,
+      stopAfter: 1,
+      ignoreEos: true,
+    };
+    if (req.prefixHashes) prefill.prefixHashes = req.prefixHashes;
+    const arrival = worker.submit(prefill, atMs);
     this.wake();
     return arrival;
   }

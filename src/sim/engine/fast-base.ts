@@ -17,6 +17,15 @@ import {
   stopOf,
 } from './types.ts';
 
+/**
+ * Speculative decoding's acceptance in the fast engine. each: every decode draws per step in running order
+ * from the seeded stream, as engine.ts (the same results; O(decodes) per step). shared: one acceptance
+ * sequence for all decodes (lockstep; no spread between requests). spread: lockstep on the shared sequence,
+ * but each decode finishes after the steps its own draws take to reach its target, drawn once as it joins
+ * (the per-request spread of TPOT and finish times, at O(1) per step; not the same stream as engine.ts).
+ */
+export type Draws = 'each' | 'shared' | 'spread';
+
 export function fastEngineSupports(opts: EngineOptions): boolean {
   const width = 1 + (opts.spec?.draftTokens ?? 0);
   return (
@@ -81,7 +90,7 @@ export abstract class FastBase implements StepEngine {
      * Speculative decoding: each (every decode draws its acceptance in running order from the seeded stream,
      * as engine.ts: the same results, O(decodes) per step) or shared (one acceptance sequence for all).
      */
-    draws: 'each' | 'shared' = 'each',
+    draws: Draws = 'each',
   ) {
     if (!fastEngineSupports(opts)) throw new RangeError('the fast engine does not support this setup');
     this.numBlocks = opts.kvBlocks;
@@ -97,6 +106,27 @@ export abstract class FastBase implements StepEngine {
     this.capK = new CapTracker(this.topK * w - w, 'capK');
     this.sampler =
       opts.spec && draws === 'each' ? new AcceptanceSampler(opts.spec, new Prng(opts.seed ?? 0)) : null;
+    this.stepsSampler =
+      opts.spec && draws === 'spread' ? new AcceptanceSampler(opts.spec, new Prng(opts.seed ?? 0)) : null;
+  }
+
+  /** Spread draws: each decode's steps to its target, drawn when it joins the lockstep group. */
+  private readonly stepsSampler: AcceptanceSampler | null;
+
+  /**
+   * The token clock T at which a decode joining the lockstep group now finishes. Shared: when its own
+   * tokens (outBase + T) reach the target. Spread: after as many decode steps as its own acceptance draws
+   * take to emit the tokens it has left; T after S decode steps is ⌊S·AL⌋ (emitCount telescopes).
+   */
+  protected finishClock(s: FSeq): number {
+    const sampler = this.stepsSampler;
+    if (!sampler) return s.target - s.outBase;
+    return Math.floor((this.decodeSteps + sampler.stepsToEmit(s.target - s.output)) * this.al);
+  }
+
+  /** A lockstep decode's output now: its own tokens on the clock, short of a target it has not reached. */
+  protected lockstepOutput(s: FSeq): number {
+    return Math.min(s.outBase + this.T, s.target - 1);
   }
 
   /** Per-decode acceptance draws (engine.ts's stream); null: lockstep decodes. */
@@ -160,7 +190,7 @@ export abstract class FastBase implements StepEngine {
       const i = this.waiting.indexOf(s, this.waitHead);
       if (i >= 0) this.waiting.splice(i, 1);
     }
-    const output = s.state === DECODE && !this.sampler ? s.outBase + this.T : s.output;
+    const output = s.state === DECODE && !this.sampler ? this.lockstepOutput(s) : s.output;
     s.state = DONE;
     s.output = output;
     this.finish(s, 'abort');

@@ -50,14 +50,22 @@ const DSR1_B200: SimSetup = {
   precision: 'fp8',
 };
 
-/** 600 users of 512/32 requests on one engine, and on 2 prefill + 1 decode workers: fast = exact on the fast engine. */
+/**
+ * 600 users of 512/32 requests on one engine, and on 2 prefill + 1 decode workers: the fast engine = exact
+ * (the default without speculative decoding; `same`, its draws per decode, with it).
+ */
 function expectSameAggAndDisagg(setup: SimSetup, what: string) {
   expect(useFastEngine('auto', resolveSim(setup).engineOptions)).toBe(true);
+  const engine = setup.spec ? ('same' as const) : ('auto' as const);
   const w = { ...setup, isl: 512, osl: 32, concurrency: 600, measureRequests: 600 };
-  expectSame(predictPoint(w), predictPoint({ ...w, engine: 'exact' }), `agg, ${what}`);
+  expectSame(predictPoint({ ...w, engine }), predictPoint({ ...w, engine: 'exact' }), `agg, ${what}`);
   const disagg = { prefill: { workers: 2, setup }, decode: { workers: 1, setup } };
   const d = { isl: 512, osl: 32, concurrency: 600 };
-  expectSame(predictDisagg(disagg, d), predictDisagg(disagg, { ...d, engine: 'exact' }), `disagg, ${what}`);
+  expectSame(
+    predictDisagg(disagg, { ...d, engine }),
+    predictDisagg(disagg, { ...d, engine: 'exact' }),
+    `disagg, ${what}`,
+  );
 }
 
 const MODELS: { name: string; setup: SimSetup }[] = [
@@ -159,26 +167,50 @@ describe('the fast engine against the full co-simulation', () => {
     }
   });
 
-  it('speculative decoding: the same predictions with draws per decode; within 2% with one shared sequence', () => {
+  it('speculative decoding: the same predictions with draws per decode; within 2% spread or shared', () => {
     const setup: SimSetup = {
       ...DSR1_B200,
       spec: { method: 'mtp', draftTokens: 3, acceptanceLength: 2.5 },
     };
     for (const concurrency of [1, 64, 512]) {
       const w = { ...setup, isl: 1024, osl: 128, concurrency };
-      expectSame(predictPoint(w), predictPoint({ ...w, engine: 'exact' }), `mtp conc ${concurrency}`);
+      expectSame(
+        predictPoint({ ...w, engine: 'same' }),
+        predictPoint({ ...w, engine: 'exact' }),
+        `mtp conc ${concurrency}`,
+      );
     }
     const w = { ...setup, isl: 1024, osl: 256, concurrency: 256 };
-    expectWithin(
-      predictPoint({ ...w, engine: 'fast' }),
-      predictPoint({ ...w, engine: 'exact' }),
-      0.02,
-      'shared',
-    );
+    const exact = predictPoint({ ...w, engine: 'exact' });
+    expectWithin(predictPoint({ ...w, engine: 'fast' }), exact, 0.02, 'shared');
+    expectWithin(predictPoint(w), exact, 0.02, 'spread (the default)');
     const disagg = { prefill: { workers: 1, setup }, decode: { workers: 1, setup } };
     const d = { isl: 1024, osl: 64, concurrency: 128 };
-    expectSame(predictDisagg(disagg, d), predictDisagg(disagg, { ...d, engine: 'exact' }), 'disagg mtp');
+    expectSame(
+      predictDisagg(disagg, { ...d, engine: 'same' }),
+      predictDisagg(disagg, { ...d, engine: 'exact' }),
+      'disagg mtp',
+    );
+    expectWithin(
+      predictDisagg(disagg, d),
+      predictDisagg(disagg, { ...d, engine: 'exact' }),
+      0.02,
+      'disagg spread',
+    );
     expect(useFastEngine('auto', resolveSim(setup).engineOptions)).toBe(true);
+  });
+
+  it("spread draws keep each request's TPOT spread, as the full co-simulation; one shared sequence loses it", () => {
+    const setup: SimSetup = { ...DSR1_B200, spec: { method: 'mtp', draftTokens: 3, acceptanceLength: 2.5 } };
+    // Fixed lengths, so the spread of TPOT is the acceptance draws' alone.
+    const w = { ...setup, isl: 1024, osl: 256, concurrency: 64, rangeRatio: 1 };
+    const width = (p: PredictResult) => (p.tpotMs.p90 - p.tpotMs.median) / p.tpotMs.median;
+    const exact = width(predictPoint({ ...w, engine: 'exact' }));
+    const spread = width(predictPoint(w));
+    const shared = width(predictPoint({ ...w, engine: 'fast' }));
+    expect(exact).toBeGreaterThan(0.01);
+    expect(Math.abs(spread / exact - 1)).toBeLessThan(0.25);
+    expect(shared).toBeLessThan(exact / 4);
   });
 
   it('skips decode steps in the steady state: fewer calls than steps, the same clock', () => {

@@ -1,3 +1,4 @@
+import type { Draws } from './fast-base.ts';
 import { FastScheduler, fastEngineSupports } from './fast-scheduler.ts';
 import { blocksOf, crossings, DECODE, decodeTotals } from './fast-seq.ts';
 import type { EngineHooks, EngineOptions, StepInfo } from './types.ts';
@@ -16,11 +17,13 @@ export { fastEngineSupports } from './fast-scheduler.ts';
  * follow engine.ts step for step; a step that has to preempt walks the group one sequence at a time.
  *
  * It schedules exactly what SimEngine schedules, so it gives the same step times and the same results. With
- * speculative decoding every decode emits a random count, so by default ('each') the group keeps every
- * decode's context and draws its acceptance from engine.ts's seeded stream in running order: O(decodes) per
- * step, still the same results. 'shared' (`--fast`) draws one sequence of emitted counts for all decodes
- * instead, whose mean is the acceptance length (⌊(s+1)·AL⌋ − ⌊s·AL⌋ at decode step s): lockstep again, the
- * same expected tokens per step, without the per-request spread, so not the same results. Hooks: onToken
+ * speculative decoding every decode emits a random count. 'each' keeps every decode's context and draws its
+ * acceptance from engine.ts's seeded stream in running order: O(decodes) per step, still the same results.
+ * 'shared' (`--fast`) draws one sequence of emitted counts for all decodes, whose mean is the acceptance
+ * length (⌊(s+1)·AL⌋ − ⌊s·AL⌋ at decode step s): lockstep again, the same expected tokens per step, without
+ * the per-request spread. 'spread' (the default) runs that lockstep but finishes each decode after the steps
+ * its own draws take to reach its target (drawn once, AcceptanceSampler.stepsToEmit): each request's TPOT
+ * and finish time spread as under 'each', at lockstep's cost; the draws are not engine.ts's. Hooks: onToken
  * reports a request's first token only (predictors need nothing else); onFinish as engine.ts.
  *
  * Supported setups (`fastEngineSupports`): no prefix caching, no host KV tier, chunked prefill, and every
@@ -29,13 +32,20 @@ export { fastEngineSupports } from './fast-scheduler.ts';
  */
 
 /**
- * Which engine a prediction runs on. auto (default): the fast engine wherever it supports the setup, with
- * speculative decoding's acceptance drawn per decode as engine.ts draws it (the same results as the full
- * co-simulation); fast: the same, but one shared acceptance sequence (faster with speculative decoding, not
- * identical); exact: the full co-simulation.
+ * Which engine a prediction runs on: the fast engine wherever it supports the setup, or the full
+ * co-simulation. The fast choices differ only in speculative decoding's acceptance draws (Draws,
+ * fast-base.ts):
+ * - auto (default): spread, each decode's steps to its target drawn once as it joins: the full
+ *   co-simulation's distribution at O(1) per step, not its random stream, so the results agree within its
+ *   seed-to-seed spread;
+ * - same: each, per decode per step from engine.ts's stream: exact's results, at O(decodes) per step;
+ * - fast: shared, one acceptance sequence for every decode (no per-request spread);
+ * - exact: the full co-simulation (SimEngine), every sequence every step.
+ * Without speculative decoding auto, same and fast are one engine, with exact's results.
  */
-export type EngineChoice = 'auto' | 'fast' | 'exact';
-export const ENGINE_CHOICES: readonly EngineChoice[] = ['auto', 'fast', 'exact'];
+export type EngineChoice = 'auto' | 'same' | 'fast' | 'exact';
+export const ENGINE_CHOICES: readonly EngineChoice[] = ['auto', 'same', 'fast', 'exact'];
+const DRAWS: Record<Exclude<EngineChoice, 'exact'>, Draws> = { auto: 'spread', same: 'each', fast: 'shared' };
 
 export function useFastEngine(choice: EngineChoice, opts: EngineOptions): boolean {
   return choice !== 'exact' && fastEngineSupports(opts);
@@ -48,7 +58,8 @@ export function fastEngineFor(
   hooks: EngineHooks,
   closed = false,
 ): FastEngine {
-  return new FastEngine(opts, hooks, closed, choice === 'fast' ? 'shared' : 'each');
+  // exact never gets here (useFastEngine); were it asked, it would get exact's draws.
+  return new FastEngine(opts, hooks, closed, DRAWS[choice === 'exact' ? 'same' : choice]);
 }
 
 export class FastEngine extends FastScheduler {

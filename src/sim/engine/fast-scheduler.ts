@@ -194,13 +194,20 @@ export class FastScheduler extends FastBase {
     let need = 0;
     let pairs = 0;
     let kv = 0;
-    for (const d of this.decs) {
-      if (d.state !== DECODE) continue;
-      const c = d.computed;
-      need += blocksOf(c + w) - blocksOf(d.res);
-      pairs += w * Math.min(c + (w + 1) / 2, topK);
-      kv += Math.min(c + w, topK * w);
-    }
+    const sums = this.nextSums;
+    if (sums.valid) {
+      need = sums.need;
+      pairs = sums.pairs;
+      kv = sums.kv;
+    } else
+      for (const d of this.decs) {
+        if (d.state !== DECODE) continue;
+        const c = d.computed;
+        need += blocksOf(c + w) - blocksOf(d.res);
+        pairs += w * Math.min(c + (w + 1) / 2, topK);
+        kv += Math.min(c + w, topK * w);
+      }
+    sums.valid = false;
     if (need > this.free) return this.growOneByOne();
     // The reservations (computed + width) are recorded as each decode emits (emitEach).
     this.free -= need;
@@ -213,6 +220,22 @@ export class FastScheduler extends FastBase {
 
   /** growEach summed the decodes' pairs and KV tokens into the scratch totals for this step. */
   private eachReady = false;
+  /**
+   * With per-decode draws: the next step's growEach sums (blocks to reserve, attention pairs, KV tokens),
+   * added up by the commit as it draws, then by each join, in the running order growEach walks, so they
+   * are the same numbers; valid until a decode leaves outside a draw (preemption, abort).
+   */
+  private readonly nextSums = { valid: false, need: 0, pairs: 0, kv: 0 };
+
+  /** Adds one decode's terms to nextSums (see there). */
+  private addNext(d: FSeq): void {
+    const w = this.width;
+    const c = d.computed;
+    const sums = this.nextSums;
+    sums.need += blocksOf(c + w) - blocksOf(d.res);
+    sums.pairs += w * Math.min(c + (w + 1) / 2, this.topK);
+    sums.kv += Math.min(c + w, this.topK * w);
+  }
 
   protected lastRunning(): FSeq | undefined {
     if (this.prefills.length > 0) return this.prefills[this.prefills.length - 1];
@@ -226,7 +249,7 @@ export class FastScheduler extends FastBase {
       this.free += blocksOf(s.res);
     } else {
       this.free += blocksOf(this.resOf(s));
-      if (!this.sampler) s.output = s.outBase + this.T;
+      if (!this.sampler) s.output = this.lockstepOutput(s);
       this.dropDecode(s);
       this.decs.pop();
     }
@@ -245,6 +268,7 @@ export class FastScheduler extends FastBase {
     this.alive--;
     if (this.sampler) {
       s.state = WAITING;
+      this.nextSums.valid = false;
       return;
     }
     this.capP.remove(s);
@@ -265,6 +289,7 @@ export class FastScheduler extends FastBase {
       s.gen++;
       this.alive++;
       this.decs.push(s);
+      if (this.nextSums.valid) this.addNext(s);
       return;
     }
     s.base = s.computed - T;
@@ -276,7 +301,8 @@ export class FastScheduler extends FastBase {
     this.fresh.push(s);
     this.capP.add(s, T);
     this.capK.add(s, T);
-    this.finishes.push(s.target - s.outBase, s.ord, s, s.gen);
+    s.finishAt = this.finishClock(s);
+    this.finishes.push(s.finishAt, s.ord, s, s.gen);
   }
 
   override commitStep(): void {
@@ -296,7 +322,8 @@ export class FastScheduler extends FastBase {
         const gen = this.finishes.topTag();
         const s = this.finishes.pop()!;
         if (s.state !== DECODE || s.gen !== gen) continue;
-        emitted -= T2 - (s.target - s.outBase);
+        // Counted on the clock up to T2; its own tokens end at its target (the same with shared draws).
+        emitted += s.target - s.outBase - T2;
         this.free += blocksOf(this.resOf(s));
         this.dropDecode(s);
         s.output = s.target;
@@ -356,17 +383,33 @@ export class FastScheduler extends FastBase {
   /** Draws each decode's acceptance in running order (engine.ts's commit), finishing those that are done. */
   protected emitEach(done: FSeq[]): void {
     const w = this.width;
+    const topK = this.topK;
+    const sampler = this.sampler!;
+    let need = 0;
+    let pairs = 0;
+    let kv = 0;
     for (const d of this.decs) {
       if (d.state !== DECODE) continue;
       d.res = d.computed + w;
-      const e = Math.min(this.sampler!.sample(w - 1), d.target - d.output);
-      d.computed += e;
+      const e = Math.min(sampler.sample(w - 1), d.target - d.output);
+      const c = d.computed + e;
+      d.computed = c;
       d.output += e;
       this.stats.generation += e;
-      if (d.output < d.target) continue;
+      if (d.output < d.target) {
+        need += blocksOf(c + w) - blocksOf(d.res);
+        pairs += w * Math.min(c + (w + 1) / 2, topK);
+        kv += Math.min(c + w, topK * w);
+        continue;
+      }
       this.free += blocksOf(d.res);
       this.dropDecode(d);
       done.push(d);
     }
+    const sums = this.nextSums;
+    sums.valid = true;
+    sums.need = need;
+    sums.pairs = pairs;
+    sums.kv = kv;
   }
 }

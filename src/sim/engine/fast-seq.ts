@@ -24,6 +24,8 @@ export class FSeq {
   /** As a decode: computed = base + T, output = outBase + T; fresh until its first decode step. */
   base = 0;
   outBase = 0;
+  /** As a lockstep decode: the token clock T at which it finishes (FastBase.finishClock). */
+  finishAt = 0;
   fresh = false;
   gen = 0;
   capP = false;

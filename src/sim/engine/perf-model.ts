@@ -6,6 +6,7 @@ import {
   weightSplit,
 } from '../../catalog/memory.ts';
 import type { AcceleratorSpec, ModelSpec, Precision } from '../../schema/catalog.ts';
+import { CountMemo } from './count-memo.ts';
 import { Prng } from './prng.ts';
 import type { SpecDecodingConfig } from './spec-decode.ts';
 
@@ -319,17 +320,22 @@ export class PerfModel {
     }
     // The busiest rank sets the step: of the DP-attention ranks (its sequences' attention, KV and state), and
     // of the expert-parallel ranks (the routed-expert GEMMs of the tokens sent to it).
-    const dp = this.dpImbalance(seqs);
-    const ex = this.expertImbalance(tokens);
+    let dp = this.bySeqs.at(seqs, 0);
+    if (Number.isNaN(dp)) dp = this.bySeqs.put(seqs, 0, this.dpImbalance(seqs));
+    let ex = this.byTokens.at(tokens, 0);
+    if (Number.isNaN(ex)) ex = this.byTokens.put(tokens, 0, this.expertImbalance(tokens));
     const gemmParams = this.activeParams + this.routedActiveParams * (ex - 1);
     const attnS =
       (this.attnFlopsPerPair * prefillPairs) / this.attnRate +
       (this.attnFlopsPerDecodePair * (pairs - prefillPairs)) / this.decodeRate;
     const computeS = (2 * gemmParams * tokens) / this.tp / this.gemmRate + (attnS * dp) / this.tp;
-    const weightBytes = this.denseBytesRank + this.routedBytesRank * this.expertFraction(tokens);
+    let fraction = this.byTokens.at(tokens, 1);
+    if (Number.isNaN(fraction)) fraction = this.byTokens.put(tokens, 1, this.expertFraction(tokens));
+    const weightBytes = this.denseBytesRank + this.routedBytesRank * fraction;
     const memBytes = weightBytes + (kvTokens * this.kvBytesPerTokenRank + seqs * this.stateBytesRank) * dp;
     const memoryS = memBytes / this.bw;
-    const commMs = this.commMs(tokens, ex);
+    let commMs = this.byTokens.at(tokens, 2);
+    if (Number.isNaN(commMs)) commMs = this.byTokens.put(tokens, 2, this.commMs(tokens, ex));
     const coreMs = Math.max(computeS, memoryS) * 1000 + commMs + this.floorMs;
     let draftMs = 0;
     if (this.spec && draftSeqs > 0) {
@@ -350,6 +356,11 @@ export class PerfModel {
     out.totalMs = coreMs + draftMs + overheadMs;
     return out.totalMs;
   }
+
+  /** Terms of a step by its sequence count (DP imbalance) and by its token count (expert imbalance,
+   *  expert read fraction, communication ms): see CountMemo. */
+  private readonly bySeqs = new CountMemo(1);
+  private readonly byTokens = new CountMemo(3);
 
   /**
    * Fraction of the rank's routed-expert bytes a step reads. T tokens each pick k of E experts:

@@ -29,7 +29,15 @@ export function predictDisagg(
   },
 ): PredictResult {
   const asMeasured = w.method === 'as-measured';
-  const cluster = new DisaggCluster(setup, {}, {}, asMeasured ? 'exact' : (w.engine ?? 'auto'));
+  // The point's seed seeds the workers' acceptance draws too, as a single engine's (predictPoint).
+  const seeded = (pool: DisaggSetup['prefill']) =>
+    w.seed === undefined ? pool : { ...pool, setup: { ...pool.setup, seed: w.seed } };
+  const cluster = new DisaggCluster(
+    { prefill: seeded(setup.prefill), decode: seeded(setup.decode) },
+    {},
+    {},
+    asMeasured ? 'exact' : (w.engine ?? 'auto'),
+  );
   const room = Math.min(...cluster.decode.map((e) => e.capacityTokens));
   if (w.isl + w.osl + 1 > room)
     throw new PredictError(

@@ -60,10 +60,26 @@ export function acceptanceProbability(k: number, al: number): number {
   return (lo + hi) / 2;
 }
 
+/** Steps per block in AcceptanceSampler.stepsToEmit, largest first. */
+const BLOCK_STEPS = [64, 8] as const;
+
+/** The first index whose cumulative probability exceeds u (the last one if rounding leaves none). */
+function upperIndex(cdf: Float64Array, u: number): number {
+  let lo = 0;
+  let hi = cdf.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cdf[mid]! > u) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
 /** Draws emitted-token counts per verification step, deterministically from the given PRNG. */
 export class AcceptanceSampler {
-  private readonly p: number;
   private readonly k: number;
+  /** at[j] = p^(j+1): the chance that drafts 1..j+1 are all accepted. */
+  private readonly at: Float64Array;
 
   constructor(
     spec: SpecDecodingConfig,
@@ -71,13 +87,66 @@ export class AcceptanceSampler {
   ) {
     validateSpec(spec);
     this.k = spec.draftTokens;
-    this.p = acceptanceProbability(spec.draftTokens, spec.acceptanceLength);
+    const p = acceptanceProbability(spec.draftTokens, spec.acceptanceLength);
+    this.at = new Float64Array(this.k);
+    for (let j = 0, q = p; j < this.k; j++, q *= p) this.at[j] = q;
   }
 
-  /** Tokens emitted by one verification step with `drafted` drafts (≤ k): 1 + accepted drafts. */
+  /**
+   * Tokens emitted by one verification step with `drafted` drafts (≤ k): 1 + accepted drafts. One uniform
+   * per step, by inverse CDF (at least j drafts accepted iff u < p^j): the chain's distribution with a
+   * single draw, where drawing each draft's coin cost up to k + 1 (the sampler runs per decode per step).
+   */
   sample(drafted = this.k): number {
+    const u = this.prng.next();
+    const at = this.at;
     let n = 1;
-    while (n <= drafted && this.prng.next() < this.p) n++;
+    while (n <= drafted && u < at[n - 1]!) n++;
     return n;
   }
+
+  /**
+   * The verification steps (each with all k drafts) a sequence takes to emit `tokens` tokens: the least n
+   * whose n draws of `sample()` sum to at least `tokens`, drawn in O(log) rather than one draw per step.
+   * Blocks of 64, then 8, steps are drawn whole from their sum's distribution while even a block of all
+   * accepted drafts stays short of the target, so the stopping step is never inside a block: the same
+   * distribution as drawing step by step (not the same draws).
+   */
+  stepsToEmit(tokens: number): number {
+    const top = this.k + 1;
+    let got = 0;
+    let steps = 0;
+    for (const size of BLOCK_STEPS) {
+      const cdf = this.blockCdf(size);
+      while (got + size * top < tokens) {
+        got += size + upperIndex(cdf, this.prng.next());
+        steps += size;
+      }
+    }
+    for (; got < tokens; steps++) got += this.sample();
+    return steps;
+  }
+
+  /** CDF of the tokens of `size` steps, minus `size` (index i: P(sum − size ≤ i)), built once per size. */
+  private blockCdf(size: number): Float64Array {
+    let cdf = this.blocks.get(size);
+    if (cdf) return cdf;
+    // One step emits 1 + j tokens, j accepted drafts: P(j) = p^j (1 − p) below k, p^k at k.
+    const one = new Float64Array(this.k + 1);
+    for (let j = 0; j <= this.k; j++)
+      one[j] = (j === 0 ? 1 : this.at[j - 1]!) - (j < this.k ? this.at[j]! : 0);
+    let pmf = Float64Array.of(1);
+    for (let n = 0; n < size; n++) {
+      const next = new Float64Array(pmf.length + this.k);
+      for (let a = 0; a < pmf.length; a++)
+        for (let j = 0; j <= this.k; j++) next[a + j]! += pmf[a]! * one[j]!;
+      pmf = next;
+    }
+    cdf = new Float64Array(pmf.length);
+    let acc = 0;
+    for (let i = 0; i < pmf.length; i++) cdf[i] = acc += pmf[i]!;
+    this.blocks.set(size, cdf);
+    return cdf;
+  }
+  private readonly blocks = new Map<number, Float64Array>();
 }
