@@ -360,7 +360,9 @@ export class PerfModel {
   /** Terms of a step by its sequence count (DP imbalance) and by its token count (expert imbalance,
    *  expert read fraction, communication ms): see CountMemo. */
   private readonly bySeqs = new CountMemo(1);
-  private readonly byTokens = new CountMemo(3);
+  // Up to 4096 tokens (decode batches, small prefills): keeping every prefill size too made each worker of
+  // a point allocate its own 400 KB, and the collector cost more than the memo saved (bench:predict).
+  private readonly byTokens = new CountMemo(3, 4096);
 
   /**
    * Fraction of the rank's routed-expert bytes a step reads. T tokens each pick k of E experts:
