@@ -33,8 +33,16 @@ export const KV_TRANSFER_LATENCY_MS = 2;
 /** Fraction of the scale-out link rate a bulk KV transfer reaches. */
 export const KV_TRANSFER_EFFICIENCY = 0.7;
 
-interface Pending {
+/** A request between its submission and its finish: what its KV handoff needs, one map entry. */
+interface Live {
   req: SimRequest;
+  route: PoolRoute | null;
+  /** Its KV is crossing to a decode worker (virtual-time co-simulation). */
+  transferring: boolean;
+}
+
+interface Pending {
+  live: Live;
   landsMs: number;
 }
 
@@ -67,11 +75,11 @@ export class DisaggCluster extends PacedEngines {
   readonly gpus: number;
   /** KV transfers in flight (virtual-time co-simulation), earliest landing first, ties in send order. */
   private readonly transfers = new MinHeap<Pending>();
-  private readonly inTransfer = new Set<string>();
+  /** Requests whose KV is in flight (virtual-time co-simulation). */
+  private inTransfer = 0;
   private sent = 0;
   private all: StepEngine[] = [];
-  private readonly requests = new Map<string, SimRequest>();
-  private readonly routes = new Map<string, PoolRoute | null>();
+  private readonly live = new Map<string, Live>();
 
   constructor(
     setup: DisaggSetup,
@@ -110,8 +118,7 @@ export class DisaggCluster extends PacedEngines {
           },
           onFinish: (id, info) => {
             this.routers.decode?.done(id);
-            this.requests.delete(id);
-            this.routes.delete(id);
+            this.live.delete(id);
             // The engines hand each finish a fresh object: adjusted in place, not copied.
             info.promptTokens -= 1;
             info.outputTokens += 1;
@@ -153,8 +160,7 @@ export class DisaggCluster extends PacedEngines {
       throw new SimRequestError(
         `prompt (${req.promptTokens}) + max tokens (${req.maxTokens}) exceeds a decode worker's KV cache of ${room} tokens`,
       );
-    this.requests.set(req.id, req);
-    this.routes.set(req.id, route);
+    this.live.set(req.id, { req, route, transferring: false });
     const worker = pick(this.prefill, this.routers.prefill, req.id, route);
     if (atMs !== undefined && !this.pacer) worker.advanceTo(atMs);
     // Built field by field: spreading the request made a slow, shape-varying copy (the matrix's hottest line).
@@ -172,15 +178,18 @@ export class DisaggCluster extends PacedEngines {
   }
 
   abort(id: string): boolean {
-    const known = this.requests.delete(id);
-    this.routes.delete(id);
+    const live = this.live.get(id);
+    this.live.delete(id);
+    if (live?.transferring) {
+      live.transferring = false;
+      this.inTransfer--;
+    }
     for (const e of this.all) e.abort(id);
-    this.inTransfer.delete(id);
-    return known;
+    return live !== undefined;
   }
 
   hasWork(): boolean {
-    return this.inTransfer.size > 0 || this.all.some((e) => e.hasWork());
+    return this.inTransfer > 0 || this.all.some((e) => e.hasWork());
   }
 
   /** Sums over the workers (KV usage: the decode pool's, where the KV of running requests lives). */
@@ -190,7 +199,7 @@ export class DisaggCluster extends PacedEngines {
     const sum = (gs: EngineGauges[], f: (g: EngineGauges) => number) => gs.reduce((a, g) => a + f(g), 0);
     return {
       ...sumGauges([...pre, ...dec], dec),
-      waiting: sum([...pre, ...dec], (g) => g.waiting) + this.inTransfer.size,
+      waiting: sum([...pre, ...dec], (g) => g.waiting) + this.inTransfer,
       promptTokensTotal: sum(pre, (g) => g.promptTokensTotal),
       // Prefill workers generate exactly the first tokens, decode workers the rest.
       requestsFinishedTotal: sum(dec, (g) => g.requestsFinishedTotal),
@@ -221,23 +230,24 @@ export class DisaggCluster extends PacedEngines {
   }
 
   private prefilled(id: string, atMs: number, promptTokens: number): void {
-    const req = this.requests.get(id);
-    if (!req) return;
+    const live = this.live.get(id);
+    if (!live) return;
     const landsMs = atMs + this.transferMs(promptTokens);
-    if (this.pacer) this.pacer.schedule(landsMs, (t) => this.land(req, t));
+    if (this.pacer) this.pacer.schedule(landsMs, (t) => this.land(live, t));
     else {
-      this.transfers.push(landsMs, this.sent++, { req, landsMs });
-      this.inTransfer.add(id);
+      this.transfers.push(landsMs, this.sent++, { live, landsMs });
+      live.transferring = true;
+      this.inTransfer++;
     }
   }
 
   /** The KV is on a decode worker: the client gets the first token, decode takes over. */
-  private land(req: SimRequest, atMs: number): void {
-    if (!this.requests.has(req.id)) return;
+  private land(live: Live, atMs: number): void {
+    const req = live.req;
+    if (this.live.get(req.id) !== live) return;
     this.hooks.onToken?.(req.id, 1, atMs);
     if (req.maxTokens <= 1) {
-      this.requests.delete(req.id);
-      this.routes.delete(req.id);
+      this.live.delete(req.id);
       this.hooks.onFinish?.(req.id, {
         reason: 'length',
         promptTokens: req.promptTokens,
@@ -250,32 +260,31 @@ export class DisaggCluster extends PacedEngines {
       });
       return;
     }
-    const worker = pick(this.decode, this.routers.decode, req.id, this.routes.get(req.id) ?? null);
+    const worker = pick(this.decode, this.routers.decode, req.id, live.route);
     if (!this.pacer) worker.advanceTo(atMs);
-    worker.submit(
-      {
-        id: req.id,
-        promptTokens: req.promptTokens + 1,
-        maxTokens: req.maxTokens - 1,
-        ignoreEos: req.ignoreEos ?? false,
-        ...(req.stopAfter !== undefined ? { stopAfter: Math.max(1, req.stopAfter - 1) } : {}),
-        kvTransferred: true,
-      },
-      this.pacer ? atMs : undefined,
-    );
+    const decode: SimRequest = {
+      id: req.id,
+      promptTokens: req.promptTokens + 1,
+      maxTokens: req.maxTokens - 1,
+      ignoreEos: req.ignoreEos ?? false,
+      kvTransferred: true,
+    };
+    if (req.stopAfter !== undefined) decode.stopAfter = Math.max(1, req.stopAfter - 1);
+    worker.submit(decode, this.pacer ? atMs : undefined);
   }
 
   /** One event, the earliest: a worker's next step, or a KV arrival. False when idle. */
   private nextEvent(): boolean {
     let engine: StepEngine | null = null;
     for (const e of this.all) if (e.hasWork() && (engine === null || e.nowMs < engine.nowMs)) engine = e;
-    while (this.transfers.size > 0 && !this.inTransfer.has(this.transfers.top()!.req.id))
-      this.transfers.pop();
+    // Entries of requests aborted meanwhile are dropped here.
+    while (this.transfers.size > 0 && !this.transfers.top()!.live.transferring) this.transfers.pop();
     const t = this.transfers.top();
     if (t && (engine === null || t.landsMs <= engine.nowMs)) {
       this.transfers.pop();
-      this.inTransfer.delete(t.req.id);
-      this.land(t.req, t.landsMs);
+      t.live.transferring = false;
+      this.inTransfer--;
+      this.land(t.live, t.landsMs);
       return true;
     }
     if (engine === null) return false;
