@@ -85,13 +85,14 @@ export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: numb
     .addOption(
       new Option(
         '--exact',
-        'the full co-simulation (every sequence, every step) instead of the fast engine, which gives the same results',
+        'the full co-simulation (every sequence, every step) instead of the fast engine, which gives the same ' +
+          "results without speculative decoding and, with it, agrees within the full co-simulation's seed-to-seed spread",
       ).conflicts('fast'),
     )
     .option(
       '--fast',
-      'speculative-decoding rows: one shared acceptance sequence instead of a draw per sequence (faster; ' +
-        "within the full co-simulation's seed-to-seed spread, not identical to it)",
+      'speculative-decoding rows: one shared acceptance sequence for every sequence instead of the draws of ' +
+        "each one's steps (a little faster; loses the spread of TPOT between requests)",
     )
     .addOption(
       new Option(

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { closedLoop, type LoopResult, type LoopTarget } from './closed-loop.ts';
 import { createSimEngine, type SimSetup } from './config.ts';
-import { DisaggCluster } from './disagg.ts';
+import { DisaggCluster, workerSeed } from './disagg.ts';
+import { predictDisagg } from './predict-disagg.ts';
 
 /**
  * The trade real P/D sweeps show against TP8 aggregation on the same 8 GPUs: decode that no prefill
@@ -110,5 +111,23 @@ describe('the closed loop on a disaggregated cluster', () => {
     expect(r.peakKvUsage).toBeLessThanOrEqual(1);
     // A lone user holds less than 64 do.
     expect(run(disagg(), 1).peakKvUsage).toBeLessThan(r.peakKvUsage);
+  });
+});
+
+describe('acceptance seeds of a cluster', () => {
+  const spec = { method: 'mtp' as const, draftTokens: 3, acceptanceLength: 2.5 };
+  const setup: SimSetup = { model: MODEL, hardware: 'h100', precision: 'fp8', tp: 4, spec };
+  // Fixed lengths: only the acceptance draws can tell two runs apart.
+  const w = { isl: 1024, osl: 256, concurrency: 8, rangeRatio: 1, engine: 'same' as const };
+
+  it("each worker draws its own stream, and the point's seed reaches them", () => {
+    expect(workerSeed(0, 0, 0)).not.toBe(workerSeed(0, 1, 0));
+    expect(workerSeed(0, 1, 0)).not.toBe(workerSeed(0, 1, 1));
+    expect(workerSeed(5, 1, 1)).not.toBe(workerSeed(0, 1, 1));
+    const two = { prefill: { workers: 1, setup }, decode: { workers: 2, setup } };
+    const tpots = (seed: number) => predictDisagg(two, { ...w, seed }).tpotMs;
+    // A different seed gives other draws (before, a disaggregated point's seed only drew the lengths).
+    expect(tpots(1).median).not.toBe(tpots(0).median);
+    expect(tpots(0).median).toBe(tpots(0).median);
   });
 });
