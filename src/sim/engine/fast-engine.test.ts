@@ -200,6 +200,24 @@ describe('the fast engine against the full co-simulation', () => {
     expect(useFastEngine('auto', resolveSim(setup).engineOptions)).toBe(true);
   });
 
+  it('spread draws under KV pressure: preemptions, and within 2% of the full co-simulation', () => {
+    const setup: SimSetup = {
+      model: 'meta-llama/Llama-3.1-8B-Instruct',
+      hardware: 'h100',
+      gpuMemoryUtilization: 0.32,
+      maxNumSeqs: 512,
+      maxNumBatchedTokens: 4096,
+      spec: { method: 'mtp', draftTokens: 3, acceptanceLength: 2.5 },
+    };
+    const w = { ...setup, isl: 2048, osl: 512, concurrency: 64 };
+    const exact = predictPoint({ ...w, engine: 'exact' });
+    const spread = predictPoint(w);
+    expect(exact.preemptions).toBeGreaterThan(0);
+    expect(spread.preemptions).toBeGreaterThan(0);
+    expect(spread.peakKvUsage).toBeLessThanOrEqual(1);
+    expectWithin(spread, exact, 0.02, 'spread, KV-bound');
+  });
+
   it("spread draws keep each request's TPOT spread, as the full co-simulation; one shared sequence loses it", () => {
     const setup: SimSetup = { ...DSR1_B200, spec: { method: 'mtp', draftTokens: 3, acceptanceLength: 2.5 } };
     // Fixed lengths, so the spread of TPOT is the acceptance draws' alone.
