@@ -86,10 +86,7 @@ export abstract class FastBase implements StepEngine {
     public hooks: EngineHooks = {},
     /** Requests arrive only from onFinish callbacks (a closed loop on this engine alone). */
     protected readonly closed = false,
-    /**
-     * Speculative decoding: each (every decode draws its acceptance in running order from the seeded stream,
-     * as engine.ts: the same results, O(decodes) per step) or shared (one acceptance sequence for all).
-     */
+    /** Speculative decoding's acceptance draws: each, shared or spread (Draws). */
     draws: Draws = 'each',
   ) {
     if (!fastEngineSupports(opts)) throw new RangeError('the fast engine does not support this setup');

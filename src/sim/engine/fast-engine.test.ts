@@ -8,9 +8,9 @@ import { predictDisagg } from './predict-disagg.ts';
 /**
  * The fast engine against the full co-simulation (issue 21): on a grid of models × concurrencies it gives
  * the same steady-state predictions (same scheduling, same step times, speculative decoding's acceptance drawn
- * from the same stream in the same order), and within 2% with one shared acceptance sequence (`fast`) where
- * the full engine's own seed-to-seed spread is small. Sized for a 2-core machine:
- * short requests, so the full engine's per-sequence steps stay few.
+ * from the same stream in the same order, `same`), and within 2% with spread draws (the default) or one
+ * shared acceptance sequence (`fast`) where the full engine's own seed-to-seed spread is small. Sized for a
+ * 2-core machine: short requests, so the full engine's per-sequence steps stay few.
  */
 
 const metrics = (p: PredictResult) => ({

@@ -107,7 +107,7 @@ export class AcceptanceSampler {
 
   /**
    * The verification steps (each with all k drafts) a sequence takes to emit `tokens` tokens: the least n
-   * whose n draws of `sample()` sum to at least `tokens`, drawn in O(log) rather than one draw per step.
+   * whose n draws of `sample()` sum to at least `tokens`, in a few dozen draws rather than one per step.
    * Blocks of 64, then 8, steps are drawn whole from their sum's distribution while even a block of all
    * accepted drafts stays short of the target, so the stopping step is never inside a block: the same
    * distribution as drawing step by step (not the same draws).
