@@ -40,8 +40,12 @@ const common = {
 await build({
   ...common,
   // Split so that code only some runs need (zod and the schemas, on a parse-cache miss) loads on demand.
-  // The client's worker threads load their own entry, next to the CLI's.
-  entryPoints: { infx: 'src/cli/bin.ts', 'client-worker': 'src/client/worker.ts' },
+  // The client's and `sim predict`'s worker threads load their own entries, next to the CLI's.
+  entryPoints: {
+    infx: 'src/cli/bin.ts',
+    'client-worker': 'src/client/worker.ts',
+    'predict-worker': 'src/cli/sim-predict-worker.ts',
+  },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
   splitting: true,

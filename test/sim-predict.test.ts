@@ -1,5 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './helpers.ts';
+import { REPO_ROOT, runCli } from './helpers.ts';
 import { dsr1H200Row } from './rows.ts';
 
 /** `infx sim predict` through the CLI: stdin or a file in, a line or JSON per point out. */
@@ -71,5 +73,47 @@ describe('infx sim predict', () => {
       fractionOf: 'total',
       cudaGraphs: { ceiling: 512, unit: 'tokens' },
     });
+  });
+});
+
+describe('infx sim predict --jobs (the built CLI)', () => {
+  const BIN = join(REPO_ROOT, 'bin/infx.js');
+  const predict = (args: string[], input: string) =>
+    spawnSync(process.execPath, [BIN, 'sim', 'predict', '--format', 'json', ...args], {
+      input,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+
+  it('predicts on several threads with the same outcomes, in the same order, as on one', () => {
+    const spec = { ...row, 'spec-decoding': 'mtp' };
+    const rows = JSON.stringify([
+      { ...row, conc: [1, 4, 16, 64] },
+      { ...spec, conc: [2, 8, 32] },
+      { ...row, model: 'acme/Nope-1T', 'model-prefix': 'nope', conc: [4] },
+      { ...row, conc: [128, 8] },
+    ]);
+    const one = predict(['--jobs', '1'], rows);
+    const two = predict(['--jobs', '2'], rows);
+    // The unknown model is an error outcome in both, so both exit 1 and name it.
+    expect(one.status, one.stderr).toBe(1);
+    expect(two.status, two.stderr).toBe(1);
+    expect(two.stderr).toBe(one.stderr);
+    expect(two.stdout).toBe(one.stdout);
+    const outcomes = JSON.parse(two.stdout) as { row: number; conc: number; status: string }[];
+    expect(outcomes.map((o) => [o.row, o.conc])).toEqual([
+      [0, 1],
+      [0, 4],
+      [0, 16],
+      [0, 64],
+      [1, 2],
+      [1, 8],
+      [1, 32],
+      [2, 4],
+      [3, 128],
+      [3, 8],
+    ]);
+    expect(outcomes.filter((o) => o.status === 'ok')).toHaveLength(9);
+    expect(predict(['--jobs', '0'], rows).stderr).toMatch(/must be a positive integer/);
   });
 });

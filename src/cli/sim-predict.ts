@@ -1,9 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { KvCacheDtype } from '../sim/engine/engine-profile.ts';
 import { explainOutcome, formatExplain } from '../sim/engine/explain.ts';
-import { formatOutcome, predictRows } from '../sim/engine/rows.ts';
-import { parseIntArg, reportError } from './common.ts';
+import { predictRowsParallel } from '../sim/engine/predict-parallel.ts';
+import { formatOutcome, matrixPoints } from '../sim/engine/rows.ts';
+import { parseIntArg, positiveInt, reportError } from './common.ts';
 import type { CliIO } from './io.ts';
 
 /** `infx sim predict [FILE]`: predicted throughput/GPU, interactivity, TTFT and E2E of matrix rows. */
@@ -21,6 +25,20 @@ interface PredictFlags {
   fast?: boolean;
   explain?: boolean;
   kvCacheDtype?: KvCacheDtype;
+  jobs?: number;
+}
+
+/** Below this many points one thread is quicker than starting others. */
+const PARALLEL_FROM_POINTS = 32;
+
+/** The bundled thread entry, next to the CLI bundle (dist/); null when running from sources. */
+function predictWorkerScript(): string | null {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 3; i++, dir = dirname(dir)) {
+    const candidate = join(dir, 'predict-worker.mjs');
+    if (existsSync(candidate)) return candidate;
+  }
+  return null;
 }
 
 function parseFraction(value: string): number {
@@ -105,6 +123,11 @@ export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: numb
       'after each point: memory split per engine (weights, reserve, KV pool), KV dtype and capacity, and what binds prefill and decode',
     )
     .option(
+      '--jobs <n>',
+      `threads predicting points at once (default: the machine's cores, ${availableParallelism()} here, for ${PARALLEL_FROM_POINTS} points or more; 1 below); at most twice the cores; the outcomes are the same`,
+      positiveInt,
+    )
+    .option(
       '--num-prompts <n>',
       'with --as-measured: requests per point (default 10 x concurrency)',
       parseIntArg,
@@ -121,16 +144,29 @@ export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: numb
           gpuMemoryUtilization: flags.gpuMemoryUtilization,
           ...(flags.kvCacheDtype !== undefined ? { kvCacheDtype: flags.kvCacheDtype } : {}),
         };
-        const outcomes = predictRows(input.doc, {
-          ...setupOpts,
-          draftTokens: flags.draftTokens,
-          acceptanceLength: flags.acceptanceLength,
-          rangeRatio: flags.rangeRatio,
-          seed: flags.seed,
-          ...(flags.asMeasured ? { method: 'as-measured' as const } : {}),
-          ...(flags.numPrompts !== undefined ? { numPrompts: flags.numPrompts } : {}),
-          ...(flags.exact ? { engine: 'exact' as const } : flags.fast ? { engine: 'fast' as const } : {}),
-        });
+        const points = matrixPoints(input.doc).length;
+        const script = predictWorkerScript();
+        const cores = availableParallelism();
+        let jobs = Math.min(flags.jobs ?? (points >= PARALLEL_FROM_POINTS ? cores : 1), 2 * cores);
+        if (jobs > 1 && script === null) {
+          if (flags.jobs !== undefined)
+            io.stderr('note: --jobs needs the built CLI (npm run build); predicting on one thread\n');
+          jobs = 1;
+        }
+        const outcomes = await predictRowsParallel(
+          input.doc,
+          {
+            ...setupOpts,
+            draftTokens: flags.draftTokens,
+            acceptanceLength: flags.acceptanceLength,
+            rangeRatio: flags.rangeRatio,
+            seed: flags.seed,
+            ...(flags.asMeasured ? { method: 'as-measured' as const } : {}),
+            ...(flags.numPrompts !== undefined ? { numPrompts: flags.numPrompts } : {}),
+            ...(flags.exact ? { engine: 'exact' as const } : flags.fast ? { engine: 'fast' as const } : {}),
+          },
+          { jobs, script: script ?? '' },
+        );
         if (outcomes.length === 0) io.stderr('note: the input holds no matrix rows\n');
         const explained = outcomes.map((o) =>
           flags.explain ? explainOutcome(input.doc, o, setupOpts) : null,

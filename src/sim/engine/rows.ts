@@ -287,38 +287,48 @@ function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): P
   return { ...id, status: 'ok', prediction, acceptanceLength: spec?.acceptanceLength ?? null };
 }
 
+/** One point of a parsed matrix: a row (its index in the document) at one of its concurrencies. */
+export interface MatrixPoint {
+  row: Record<string, unknown>;
+  index: number;
+  conc: unknown;
+}
+
 /**
- * Predicts every point of a parsed matrix (an array of rows, or one row). A row with several
- * concurrencies gives one point each. Catalog, setup and row errors become `error` outcomes (callers
- * exit non-zero); a malformed document throws RowsError.
+ * The points of a parsed matrix (an array of rows, or one row), in order: a row with several concurrencies
+ * gives one point each. A malformed document throws RowsError.
  */
-export function predictRows(doc: unknown, opts: PredictRowsOptions = {}): PointOutcome[] {
+export function matrixPoints(doc: unknown): MatrixPoint[] {
   const rows = Array.isArray(doc) ? doc : [doc];
-  const out: PointOutcome[] = [];
-  rows.forEach((r, index) => {
+  return rows.flatMap((r, index) => {
     if (!isRecord(r))
       throw new RowsError(`row ${index}: expected a matrix row object, got ${JSON.stringify(r)}`);
     const concs = Array.isArray(r.conc) ? (r.conc as unknown[]) : [r.conc];
-    for (const c of concs) {
-      const id = identity(r, index, Number.isInteger(c) ? (c as number) : null);
-      const why = unsupported(r);
-      if (why !== null) {
-        out.push({ ...id, status: 'unsupported', reason: why });
-        continue;
-      }
-      try {
-        if (id.conc === null || id.conc < 1) {
-          throw new RowsError(`row ${index}: 'conc' must be an integer >= 1 or a list of them`);
-        }
-        out.push(predictRowPoint(r, id, opts));
-      } catch (err) {
-        const known = [CatalogError, SimSetupError, PredictError, RowsError].some((E) => err instanceof E);
-        if (!known) throw err;
-        out.push({ ...id, status: 'error', reason: (err as Error).message });
-      }
-    }
+    return concs.map((conc) => ({ row: r, index, conc }));
   });
-  return out;
+}
+
+/** One point's outcome: catalog, setup and row errors become `error` outcomes (callers exit non-zero). */
+export function predictMatrixPoint(p: MatrixPoint, opts: PredictRowsOptions = {}): PointOutcome {
+  const c = p.conc;
+  const id = identity(p.row as Row, p.index, Number.isInteger(c) ? (c as number) : null);
+  const why = unsupported(p.row);
+  if (why !== null) return { ...id, status: 'unsupported', reason: why };
+  try {
+    if (id.conc === null || id.conc < 1) {
+      throw new RowsError(`row ${p.index}: 'conc' must be an integer >= 1 or a list of them`);
+    }
+    return predictRowPoint(p.row, id, opts);
+  } catch (err) {
+    const known = [CatalogError, SimSetupError, PredictError, RowsError].some((E) => err instanceof E);
+    if (!known) throw err;
+    return { ...id, status: 'error', reason: (err as Error).message };
+  }
+}
+
+/** Predicts every point of a parsed matrix (matrixPoints, predictMatrixPoint). */
+export function predictRows(doc: unknown, opts: PredictRowsOptions = {}): PointOutcome[] {
+  return matrixPoints(doc).map((p) => predictMatrixPoint(p, opts));
 }
 
 const fmt = (v: number, digits = 0) => v.toFixed(digits);
