@@ -13,7 +13,8 @@
  * exact − 1| of throughput per GPU, interactivity, median TTFT and median E2E, max and median, with and
  * without speculative decoding. Beside it, the full co-simulation's own seed-to-seed spread on the same
  * points (seed 1 against seed 0, through `same`, which gives exact's results): draws that are not exact's
- * own cannot agree more closely than that.
+ * own cannot agree more closely than that. Last, the CLI on the whole matrix, wall time, on one thread and on
+ * its default (one thread per core).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
