@@ -20,12 +20,16 @@ export interface LoopTarget {
 export interface LoopResult {
   ttftMs: number[];
   tpotMs: number[];
+  /** The output tokens of each request of tpotMs, in its order. */
+  tpotOutputs: number[];
   e2eMs: number[];
   outputTokens: number;
   inputTokens: number;
   windowMs: number;
   /** The highest KV usage seen in the window (before each event), 0..1. */
   peakKvUsage: number;
+  /** The probe stopped the loop during the warm-up (nothing measured). */
+  probed: boolean;
 }
 
 export function closedLoop(
@@ -41,22 +45,30 @@ export function closedLoop(
     asMeasured?: boolean;
     /** As measured: these requests in this order instead of drawn lengths (`measured` is their count). */
     requests?: readonly { promptTokens: number; outputTokens: number }[];
+    /** Completions discarded before the window; default `concurrency` (every user has cycled once). */
+    warmup?: number;
+    /** Called before each event of the measured window (after its first completion). */
+    watch?: () => void;
+    /** Asked before each event of the warm-up, with the completions so far: true stops the loop there. */
+    probe?: (finished: number) => boolean;
   },
 ): LoopResult {
   const rng = new Prng(opts.seed ?? 0);
   const r = opts.rangeRatio ?? 0.8;
   const draw = (l: number) => rng.int(Math.max(1, Math.floor(l * r)), l);
-  const warmup = opts.asMeasured ? 0 : opts.concurrency;
+  const warmup = opts.asMeasured ? 0 : (opts.warmup ?? opts.concurrency);
   const total = opts.asMeasured ? opts.measured : warmup + opts.measured + opts.concurrency;
   const started = new Map<string, { at: number; isl: number; first: number | null }>();
   const out: LoopResult = {
     ttftMs: [],
     tpotMs: [],
+    tpotOutputs: [],
     e2eMs: [],
     outputTokens: 0,
     inputTokens: 0,
     windowMs: 0,
     peakKvUsage: 0,
+    probed: false,
   };
   let submitted = 0;
   let finished = 0;
@@ -83,7 +95,10 @@ export function closedLoop(
         const first = s.first ?? info.finishMs;
         out.ttftMs.push(first - s.at);
         out.e2eMs.push(info.finishMs - s.at);
-        if (info.outputTokens > 1) out.tpotMs.push((info.finishMs - first) / (info.outputTokens - 1));
+        if (info.outputTokens > 1) {
+          out.tpotMs.push((info.finishMs - first) / (info.outputTokens - 1));
+          out.tpotOutputs.push(info.outputTokens);
+        }
         out.outputTokens += info.outputTokens;
         out.inputTokens += s.isl;
         out.windowMs = info.finishMs - windowStart;
@@ -94,7 +109,12 @@ export function closedLoop(
   for (let i = 0; i < Math.min(opts.concurrency, total); i++) submit(0);
   // The window closes with its last completion: what is still in flight then is not measured.
   target.runUntil(() => {
-    if (finished >= warmup) out.peakKvUsage = Math.max(out.peakKvUsage, target.kvUsage);
+    if (finished < warmup) {
+      out.probed = opts.probe?.(finished) ?? false;
+      return out.probed;
+    }
+    out.peakKvUsage = Math.max(out.peakKvUsage, target.kvUsage);
+    if (finished > warmup) opts.watch?.();
     return finished >= warmup + opts.measured;
   });
   return out;

@@ -116,6 +116,10 @@ export class SimEngine implements Paced, StepEngine {
     return this.running.length + this.waiting.length;
   }
 
+  get queued(): number {
+    return this.waiting.length;
+  }
+
   /** Largest prompt + output a single request may need (the whole KV cache). */
   get capacityTokens(): number {
     return this.pool.numBlocks * BLOCK_SIZE - this.draftTokens;

@@ -141,6 +141,9 @@ export abstract class FastBase implements StepEngine {
   get load(): number {
     return this.running + this.waiting.length - this.waitHead;
   }
+  get queued(): number {
+    return this.waiting.length - this.waitHead;
+  }
   protected get running(): number {
     return this.alive + this.prefills.length;
   }

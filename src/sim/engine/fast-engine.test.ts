@@ -5,6 +5,11 @@ import { FastEngine, useFastEngine } from './fast-engine.ts';
 import { type PredictResult, predictPoint } from './predict.ts';
 import { predictDisagg } from './predict-disagg.ts';
 
+// These tests hold the engines to the co-simulation step for step: queue folding (a different loop, not a
+// different engine) is off here and tested in queue-fold.test.ts.
+const point = (c: Parameters<typeof predictPoint>[0]) => predictPoint({ fold: false, ...c });
+const disaggPoint = (s: Parameters<typeof predictDisagg>[0], w: Parameters<typeof predictDisagg>[1]) =>
+  predictDisagg(s, { fold: false, ...w });
 /**
  * The fast engine against the full co-simulation (issue 21): on a grid of models × concurrencies it gives
  * the same steady-state predictions (same scheduling, same step times, speculative decoding's acceptance drawn
@@ -58,12 +63,12 @@ function expectSameAggAndDisagg(setup: SimSetup, what: string) {
   expect(useFastEngine('auto', resolveSim(setup).engineOptions)).toBe(true);
   const engine = setup.spec ? ('same' as const) : ('auto' as const);
   const w = { ...setup, isl: 512, osl: 32, concurrency: 600, measureRequests: 600 };
-  expectSame(predictPoint({ ...w, engine }), predictPoint({ ...w, engine: 'exact' }), `agg, ${what}`);
+  expectSame(point({ ...w, engine }), point({ ...w, engine: 'exact' }), `agg, ${what}`);
   const disagg = { prefill: { workers: 2, setup }, decode: { workers: 1, setup } };
   const d = { isl: 512, osl: 32, concurrency: 600 };
   expectSame(
-    predictDisagg(disagg, { ...d, engine }),
-    predictDisagg(disagg, { ...d, engine: 'exact' }),
+    disaggPoint(disagg, { ...d, engine }),
+    disaggPoint(disagg, { ...d, engine: 'exact' }),
     `disagg, ${what}`,
   );
 }
@@ -99,16 +104,16 @@ describe('the fast engine against the full co-simulation', () => {
     it(`${name}: the same predictions at concurrency 1 to 4096`, () => {
       for (const concurrency of [1, 16, 256, 1024, 4096]) {
         const w = { ...setup, isl: 1024, osl: 64, concurrency };
-        expectSame(predictPoint(w), predictPoint({ ...w, engine: 'exact' }), `${name} conc ${concurrency}`);
+        expectSame(point(w), point({ ...w, engine: 'exact' }), `${name} conc ${concurrency}`);
       }
     });
   }
 
   it('the same predictions at 4096 concurrent 8k/1k requests, where the KV cache binds', () => {
     const w = { ...MODELS[2]!.setup, isl: 8192, osl: 128, concurrency: 4096, measureRequests: 2048 };
-    const exact = predictPoint({ ...w, engine: 'exact' });
+    const exact = point({ ...w, engine: 'exact' });
     expect(exact.peakKvUsage).toBeGreaterThan(0.9);
-    expectSame(predictPoint(w), exact, 'DeepSeek-R1 conc 4096');
+    expectSame(point(w), exact, 'DeepSeek-R1 conc 4096');
   });
 
   it('the same predictions when the KV cache is so small that requests are preempted', () => {
@@ -121,9 +126,9 @@ describe('the fast engine against the full co-simulation', () => {
       concurrency: 64,
       measureRequests: 64,
     };
-    const exact = predictPoint({ ...w, engine: 'exact' });
+    const exact = point({ ...w, engine: 'exact' });
     expect(exact.preemptions).toBeGreaterThan(0);
-    expectSame(predictPoint(w), exact, 'preempting');
+    expectSame(point(w), exact, 'preempting');
   });
 
   it('a disaggregated point: the same predictions with every worker on the fast engine', () => {
@@ -137,8 +142,8 @@ describe('the fast engine against the full co-simulation', () => {
     for (const concurrency of [4, 64, 600]) {
       const w = { isl: 2048, osl: 64, concurrency };
       expectSame(
-        predictDisagg(setup, w),
-        predictDisagg(setup, { ...w, engine: 'exact' }),
+        disaggPoint(setup, w),
+        disaggPoint(setup, { ...w, engine: 'exact' }),
         `disagg ${concurrency}`,
       );
     }
@@ -175,25 +180,25 @@ describe('the fast engine against the full co-simulation', () => {
     for (const concurrency of [1, 64, 512]) {
       const w = { ...setup, isl: 1024, osl: 128, concurrency };
       expectSame(
-        predictPoint({ ...w, engine: 'same' }),
-        predictPoint({ ...w, engine: 'exact' }),
+        point({ ...w, engine: 'same' }),
+        point({ ...w, engine: 'exact' }),
         `mtp conc ${concurrency}`,
       );
     }
     const w = { ...setup, isl: 1024, osl: 256, concurrency: 256 };
-    const exact = predictPoint({ ...w, engine: 'exact' });
-    expectWithin(predictPoint({ ...w, engine: 'fast' }), exact, 0.02, 'shared');
-    expectWithin(predictPoint(w), exact, 0.02, 'spread (the default)');
+    const exact = point({ ...w, engine: 'exact' });
+    expectWithin(point({ ...w, engine: 'fast' }), exact, 0.02, 'shared');
+    expectWithin(point(w), exact, 0.02, 'spread (the default)');
     const disagg = { prefill: { workers: 1, setup }, decode: { workers: 1, setup } };
     const d = { isl: 1024, osl: 64, concurrency: 128 };
     expectSame(
-      predictDisagg(disagg, { ...d, engine: 'same' }),
-      predictDisagg(disagg, { ...d, engine: 'exact' }),
+      disaggPoint(disagg, { ...d, engine: 'same' }),
+      disaggPoint(disagg, { ...d, engine: 'exact' }),
       'disagg mtp',
     );
     expectWithin(
-      predictDisagg(disagg, d),
-      predictDisagg(disagg, { ...d, engine: 'exact' }),
+      disaggPoint(disagg, d),
+      disaggPoint(disagg, { ...d, engine: 'exact' }),
       0.02,
       'disagg spread',
     );
@@ -210,8 +215,8 @@ describe('the fast engine against the full co-simulation', () => {
       spec: { method: 'mtp', draftTokens: 3, acceptanceLength: 2.5 },
     };
     const w = { ...setup, isl: 2048, osl: 512, concurrency: 64 };
-    const exact = predictPoint({ ...w, engine: 'exact' });
-    const spread = predictPoint(w);
+    const exact = point({ ...w, engine: 'exact' });
+    const spread = point(w);
     expect(exact.preemptions).toBeGreaterThan(0);
     expect(spread.preemptions).toBeGreaterThan(0);
     expect(spread.peakKvUsage).toBeLessThanOrEqual(1);
@@ -223,9 +228,9 @@ describe('the fast engine against the full co-simulation', () => {
     // Fixed lengths, so the spread of TPOT is the acceptance draws' alone.
     const w = { ...setup, isl: 1024, osl: 256, concurrency: 64, rangeRatio: 1 };
     const width = (p: PredictResult) => (p.tpotMs.p90 - p.tpotMs.median) / p.tpotMs.median;
-    const exact = width(predictPoint({ ...w, engine: 'exact' }));
-    const spread = width(predictPoint(w));
-    const shared = width(predictPoint({ ...w, engine: 'fast' }));
+    const exact = width(point({ ...w, engine: 'exact' }));
+    const spread = width(point(w));
+    const shared = width(point({ ...w, engine: 'fast' }));
     expect(exact).toBeGreaterThan(0.01);
     expect(Math.abs(spread / exact - 1)).toBeLessThan(0.25);
     expect(shared).toBeLessThan(exact / 4);

@@ -1,4 +1,4 @@
-import { closedLoop } from './closed-loop.ts';
+import { closedLoop, type LoopResult } from './closed-loop.ts';
 import { DisaggCluster, type DisaggSetup } from './disagg.ts';
 import type { EngineChoice } from './fast-engine.ts';
 import {
@@ -8,6 +8,7 @@ import {
   type PredictMethod,
   type PredictResult,
 } from './predict.ts';
+import { foldedUsers, foldWaitMs, foldWarmup, type QueueFold, QueueWatch } from './queue-fold.ts';
 
 /**
  * Prediction for a disaggregated point: the same closed loop as single-engine prediction, run against
@@ -26,36 +27,90 @@ export function predictDisagg(
     requests?: readonly { promptTokens: number; outputTokens: number }[];
     /** The steady method's engine per worker (predict.ts); as measured always the full one. */
     engine?: EngineChoice;
+    /** Queue folding past saturation (queue-fold.ts); default true, never with exact. */
+    fold?: boolean;
   },
 ): PredictResult {
   const asMeasured = w.method === 'as-measured';
+  const choice = asMeasured ? 'exact' : (w.engine ?? 'auto');
   // The point's seed seeds the workers' acceptance draws too, as a single engine's (predictPoint).
   const seeded = (pool: DisaggSetup['prefill']) =>
     w.seed === undefined ? pool : { ...pool, setup: { ...pool.setup, seed: w.seed } };
-  const cluster = new DisaggCluster(
-    { prefill: seeded(setup.prefill), decode: seeded(setup.decode) },
-    {},
-    {},
-    asMeasured ? 'exact' : (w.engine ?? 'auto'),
-  );
+  const build = () =>
+    new DisaggCluster({ prefill: seeded(setup.prefill), decode: seeded(setup.decode) }, {}, {}, choice);
+  let cluster = build();
   const room = Math.min(...cluster.decode.map((e) => e.capacityTokens));
   if (w.isl + w.osl + 1 > room)
     throw new PredictError(
       `one request of ${w.isl}+${w.osl} tokens exceeds a decode worker's KV cache (${room} tokens)`,
     );
-  const measured = asMeasured
-    ? (w.requests?.length ?? w.numPrompts ?? 10 * w.concurrency)
-    : defaultMeasured(w.concurrency);
-  const r = closedLoop(cluster, {
-    asMeasured,
-    ...(w.requests ? { requests: w.requests } : {}),
-    concurrency: w.concurrency,
-    isl: w.isl,
-    osl: w.osl,
-    measured,
-    ...(w.rangeRatio !== undefined ? { rangeRatio: w.rangeRatio } : {}),
-    ...(w.seed !== undefined ? { seed: w.seed } : {}),
-  });
+  const conc = w.concurrency;
+  // A folded loop measures as many completions as the full one would, after a longer warm-up (foldWarmup).
+  const run = (users: number, o: { watch?: () => void; probe?: (finished: number) => boolean }) =>
+    closedLoop(cluster, {
+      asMeasured,
+      ...(w.requests ? { requests: w.requests } : {}),
+      concurrency: users,
+      isl: w.isl,
+      osl: w.osl,
+      measured: asMeasured ? (w.requests?.length ?? w.numPrompts ?? 10 * users) : defaultMeasured(conc),
+      ...(w.rangeRatio !== undefined ? { rangeRatio: w.rangeRatio } : {}),
+      ...(w.seed !== undefined ? { seed: w.seed } : {}),
+      ...(users < conc ? { warmup: foldWarmup(users, conc) } : {}),
+      ...o,
+    });
+  const foldable = !asMeasured && choice !== 'exact' && w.fold !== false;
+  // Queue folding (queue-fold.ts). The warm-up of the full loop is its probe: once its queues have emptied
+  // every user is in service (no fold); else, some completions in, those not queued are what the cluster
+  // holds in service, and the loop restarts with the users the queues need.
+  let users = conc;
+  let decided = !foldable;
+  const probeAt = Math.max(PROBE_COMPLETIONS, Math.ceil(conc / 8));
+  const probe = (finished: number) => {
+    if (decided) return false;
+    const queued = sumQueued(cluster.prefill) + sumQueued(cluster.decode);
+    if (queued === 0 || finished >= probeAt) decided = true;
+    if (queued > 0 && finished >= probeAt) users = foldedUsers(conc, conc - queued);
+    return users < conc;
+  };
+  let r = run(conc, { probe });
+  let fold: QueueFold | null = null;
+  // Two tries at most: the probe's estimate, then the most the folded run itself held in service.
+  for (let tries = 0; r.probed && users < conc; tries++) {
+    const pre = new QueueWatch();
+    const dec = new QueueWatch();
+    const all = new QueueWatch();
+    let preemptedBefore = -1;
+    const watch = () => {
+      if (preemptedBefore < 0) preemptedBefore = cluster.gauges().preemptionsTotal;
+      let n = 0;
+      for (const e of cluster.prefill) {
+        pre.see(e.queued);
+        n += e.queued;
+      }
+      for (const e of cluster.decode) {
+        dec.see(e.queued);
+        n += e.queued;
+      }
+      all.see(n);
+    };
+    cluster = build();
+    r = run(users, { watch });
+    const even = cluster.gauges().preemptionsTotal === preemptedBefore;
+    if (even && (pre.held || dec.held)) {
+      const queueMs = foldWaitMs(conc - users, r.e2eMs.length, r.windowMs);
+      fold = { users, queueMs, place: pre.held ? 'before-first-token' : 'after-first-token' };
+      addQueueWait(r, fold);
+      break;
+    }
+    // A queue ran dry: the estimate was short; again with more users. Or preemptions made the admissions
+    // come in bursts, whose wait is not k / λ: every user.
+    users = even && tries === 0 ? foldedUsers(conc, users - all.low) : conc;
+    if (users === conc) {
+      cluster = build();
+      r = run(conc, {});
+    }
+  }
   const seconds = r.windowMs / 1000;
   const out = r.outputTokens / seconds;
   const input = r.inputTokens / seconds;
@@ -77,5 +132,23 @@ export function predictDisagg(
     preemptions: g.preemptionsTotal,
     peakKvUsage: r.peakKvUsage,
     kvCapacityTokens: g.kvCapacityTokens,
+    fold,
   };
+}
+
+/** Completions of the full loop's warm-up before its probe decides (at least; 1/8 of the users). */
+const PROBE_COMPLETIONS = 64;
+
+function sumQueued(engines: readonly { queued: number }[]): number {
+  let n = 0;
+  for (const e of engines) n += e.queued;
+  return n;
+}
+
+/** The folded users' wait, where their queue is: before the first token, or between it and the second. */
+function addQueueWait(r: LoopResult, fold: QueueFold): void {
+  const q = fold.queueMs;
+  for (let i = 0; i < r.e2eMs.length; i++) r.e2eMs[i]! += q;
+  if (fold.place === 'before-first-token') for (let i = 0; i < r.ttftMs.length; i++) r.ttftMs[i]! += q;
+  else for (let i = 0; i < r.tpotMs.length; i++) r.tpotMs[i]! += q / (r.tpotOutputs[i]! - 1);
 }

@@ -2,7 +2,17 @@ import { InfxError } from '../../schema/errors.ts';
 import { resolveSim, type SimSetup } from './config.ts';
 import { type EngineHooks, SimEngine } from './engine.ts';
 import { type EngineChoice, fastEngineFor, useFastEngine } from './fast-engine.ts';
+import { BLOCK_SIZE } from './kv-cache.ts';
 import { Prng } from './prng.ts';
+import {
+  foldedUsers,
+  foldWaitMs,
+  foldWarmup,
+  inServiceEstimate,
+  type QueueFold,
+  QueueWatch,
+} from './queue-fold.ts';
+import type { StepEngine } from './types.ts';
 
 /**
  * Fast prediction of one benchmark point: a closed loop of `concurrency` clients, each sending a request
@@ -47,6 +57,8 @@ export interface PredictConfig extends SimSetup {
    * every sequence every step). As measured always runs the full one.
    */
   engine?: EngineChoice;
+  /** Past saturation, simulate only the users the queue needs (queue-fold.ts); default true, not with exact. */
+  fold?: boolean;
 }
 
 export type PredictMethod = 'steady' | 'as-measured';
@@ -78,6 +90,11 @@ export interface PredictResult {
   /** Highest KV usage seen in the window, 0..1. */
   peakKvUsage: number;
   kvCapacityTokens: number;
+  /**
+   * Past saturation, how the steady method folded the queue (queue-fold.ts): the users it simulated and the
+   * wait it added for the rest; null where every user was simulated.
+   */
+  fold: QueueFold | null;
 }
 
 export class PredictError extends InfxError {
@@ -130,28 +147,115 @@ export function predictPoint(config: PredictConfig): PredictResult {
   if (!(r > 0 && r <= 1)) throw new PredictError(`range ratio must be in (0, 1], got ${r}`);
   const resolved = resolveSim({ ...config, maxNumSeqs: config.maxNumSeqs ?? Math.max(256, conc) });
   const asMeasured = config.method === 'as-measured';
-  const warmup = asMeasured ? 0 : conc;
   const given = asMeasured ? (config.requests ?? null) : null;
   const measure = asMeasured
     ? (given?.length ?? config.numPrompts ?? 10 * conc)
     : (config.measureRequests ?? defaultMeasured(conc));
   if (!Number.isInteger(measure) || measure < 1)
     throw new PredictError(`the number of measured requests must be an integer >= 1, got ${measure}`);
-  const lengths = new Prng(config.workloadSeed ?? 0);
-  const draw = (l: number) => lengths.int(Math.max(1, Math.floor(l * r)), l);
+  const choice = config.engine ?? 'auto';
+  const fast = !asMeasured && useFastEngine(choice, resolved.engineOptions);
+  const o = resolved.engineOptions;
+  const build = (hooks: EngineHooks): StepEngine =>
+    fast ? fastEngineFor(choice, o, hooks, true) : new SimEngine(o, hooks);
+  // A folded loop measures as many completions as the full one would, after a longer warm-up (foldWarmup).
+  const run = (users: number, watch: QueueWatch | null) => {
+    const warmup = asMeasured ? 0 : users < conc ? foldWarmup(users, conc) : conc;
+    return steadyLoop(
+      build,
+      { isl, osl, r, users, warmup, measure, asMeasured, given, watch },
+      {
+        seed: config.workloadSeed ?? 0,
+        what: `${resolved.model.id} on ${resolved.accelerator.id}`,
+      },
+    );
+  };
+  // Past saturation the steady method folds the queue (queue-fold.ts); the full co-simulation never does.
+  let users = conc;
+  if (!asMeasured && choice !== 'exact' && config.fold !== false) {
+    const cap = { capacityTokens: o.kvBlocks * BLOCK_SIZE, maxNumSeqs: o.maxNumSeqs ?? 256 };
+    users = foldedUsers(conc, inServiceEstimate(cap, { isl, osl, rangeRatio: r }));
+  }
+  const watch = users < conc ? new QueueWatch() : null;
+  let loop = run(users, watch);
+  let fold: QueueFold | null = null;
+  if (watch?.held && loop.preemptions === 0) {
+    const queueMs = foldWaitMs(conc - users, loop.done.length, loop.windowMs);
+    fold = { users, queueMs, place: 'before-first-token' };
+    for (const d of loop.done) {
+      d.ttft += queueMs;
+      d.e2e += queueMs;
+    }
+  } else if (watch) loop = run(conc, null);
+  const { done, windowMs, engine } = loop;
+  const gpus = resolved.gpus;
+  const outTput = loop.tokens / (windowMs / 1000);
+  const sumIsl = done.reduce((a, d) => a + d.isl, 0);
+  const sumOsl = done.reduce((a, d) => a + d.osl, 0);
+  const inTput = outTput * (sumIsl / sumOsl);
+  const tpots = done.filter((d) => d.osl > 1).map((d) => (d.e2e - d.ttft) / (d.osl - 1));
+  const tpot = latencyStats(tpots);
+  return {
+    gpus,
+    concurrency: conc,
+    throughputPerGpu: (outTput + inTput) / gpus,
+    outputThroughputPerGpu: outTput / gpus,
+    inputThroughputPerGpu: inTput / gpus,
+    interactivity: tpot.median > 0 ? 1000 / tpot.median : 0,
+    ttftMs: latencyStats(done.map((d) => d.ttft)),
+    e2eMs: latencyStats(done.map((d) => d.e2e)),
+    tpotMs: tpot,
+    measuredRequests: done.length,
+    windowMs,
+    steps: engine.gauges().stepsTotal,
+    preemptions: loop.preemptions,
+    peakKvUsage: loop.peakKv,
+    kvCapacityTokens: engine.capacityTokens,
+    fold,
+  };
+}
 
+interface SteadyRun {
+  done: Done[];
+  windowMs: number;
+  /** Output tokens generated inside the window. */
+  tokens: number;
+  preemptions: number;
+  peakKv: number;
+  engine: StepEngine;
+}
+
+/** One closed loop of `users` on a fresh engine: warm-up (steady method), then the measured window. */
+function steadyLoop(
+  build: (hooks: EngineHooks) => StepEngine,
+  w: {
+    isl: number;
+    osl: number;
+    r: number;
+    users: number;
+    warmup: number;
+    measure: number;
+    asMeasured: boolean;
+    given: PredictConfig['requests'] | null;
+    watch: QueueWatch | null;
+  },
+  at: { seed: number; what: string },
+): SteadyRun {
+  const { users, warmup, measure, asMeasured, given, watch } = w;
+  const lengths = new Prng(at.seed);
+  const draw = (l: number) => lengths.int(Math.max(1, Math.floor(l * w.r)), l);
   const done: Done[] = [];
   const lens = new Map<string, { isl: number; osl: number }>();
   let completions = 0;
   let submitted = 0;
-  // As measured, the window opens with the first request (all `conc` arrive at once on an idle engine).
+  let arrivals = 0;
+  // As measured, the window opens with the first request (all `users` arrive at once on an idle engine).
   let windowStart = asMeasured ? 0 : Number.NaN;
   let windowEnd = Number.NaN;
   let tokensAtStart = 0;
   let tokensAtEnd = 0;
   let peakKv = 0;
   let preemptionsAtStart = 0;
-  const fast = !asMeasured && useFastEngine(config.engine ?? 'auto', resolved.engineOptions);
   const hooks: EngineHooks = {
     onFinish: (id, info) => {
       completions++;
@@ -178,52 +282,39 @@ export function predictPoint(config: PredictConfig): PredictResult {
     },
   };
   // The steady loop submits only from onFinish: the fast engine may skip the decode steps between events.
-  const engine = fast
-    ? fastEngineFor(config.engine ?? 'auto', resolved.engineOptions, hooks, true)
-    : new SimEngine(resolved.engineOptions, hooks);
+  const engine = build(hooks);
   const submit = () => {
     const g = given?.[submitted];
     const id = `r${submitted++}`;
-    const l = g ? { isl: g.promptTokens, osl: g.outputTokens } : { isl: draw(isl), osl: draw(osl) };
+    const l = g ? { isl: g.promptTokens, osl: g.outputTokens } : { isl: draw(w.isl), osl: draw(w.osl) };
     lens.set(id, l);
+    arrivals++;
     engine.submit({ id, promptTokens: l.isl, maxTokens: l.osl, ignoreEos: true });
   };
   const cap = engine.capacityTokens;
-  if (isl + osl > cap) {
+  if (w.isl + w.osl > cap) {
     throw new PredictError(
-      `one request of ${isl}+${osl} tokens exceeds the KV cache (${cap} tokens) of ${resolved.model.id} on ` +
-        `${resolved.accelerator.id} at this parallelism and memory utilization`,
+      `one request of ${w.isl}+${w.osl} tokens exceeds the KV cache (${cap} tokens) of ${at.what} ` +
+        'at this parallelism and memory utilization',
     );
   }
-  for (let i = 0; i < Math.min(conc, warmup + measure); i++) submit();
+  for (let i = 0; i < Math.min(users, warmup + measure); i++) submit();
   while (Number.isNaN(windowEnd)) {
+    arrivals = 0;
     const info = engine.step();
     if (!info) throw new PredictError('internal: the engine went idle before the measurement finished');
-    if (completions >= warmup) peakKv = Math.max(peakKv, engine.kvUsage);
+    if (completions >= warmup) {
+      peakKv = Math.max(peakKv, engine.kvUsage);
+      // What the admission left waiting: the queue now, less what arrived as the step's finishes.
+      if (completions > warmup) watch?.see(engine.queued - arrivals);
+    }
   }
-  const windowMs = windowEnd - windowStart;
-  const gpus = resolved.gpus;
-  const outTput = (tokensAtEnd - tokensAtStart) / (windowMs / 1000);
-  const sumIsl = done.reduce((a, d) => a + d.isl, 0);
-  const sumOsl = done.reduce((a, d) => a + d.osl, 0);
-  const inTput = outTput * (sumIsl / sumOsl);
-  const tpots = done.filter((d) => d.osl > 1).map((d) => (d.e2e - d.ttft) / (d.osl - 1));
-  const tpot = latencyStats(tpots);
   return {
-    gpus,
-    concurrency: conc,
-    throughputPerGpu: (outTput + inTput) / gpus,
-    outputThroughputPerGpu: outTput / gpus,
-    inputThroughputPerGpu: inTput / gpus,
-    interactivity: tpot.median > 0 ? 1000 / tpot.median : 0,
-    ttftMs: latencyStats(done.map((d) => d.ttft)),
-    e2eMs: latencyStats(done.map((d) => d.e2e)),
-    tpotMs: tpot,
-    measuredRequests: done.length,
-    windowMs,
-    steps: engine.gauges().stepsTotal,
+    done,
+    windowMs: windowEnd - windowStart,
+    tokens: tokensAtEnd - tokensAtStart,
     preemptions: engine.gauges().preemptionsTotal - preemptionsAtStart,
-    peakKvUsage: peakKv,
-    kvCapacityTokens: cap,
+    peakKv,
+    engine,
   };
 }

@@ -151,6 +151,8 @@ export interface StepEngine {
   readonly kvUsage: number;
   /** Requests running plus waiting (what least-loaded routing compares). */
   readonly load: number;
+  /** Requests waiting for admission (the queue in front of the batch). */
+  readonly queued: number;
   hasWork(): boolean;
   /** Whether the GPU KV cache holds the block of this prefix hash. */
   holdsBlock(hash: string): boolean;
