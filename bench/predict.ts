@@ -13,7 +13,8 @@
  * exact − 1| of throughput per GPU, interactivity, median TTFT and median E2E, max and median, with and
  * without speculative decoding. Beside it, the full co-simulation's own seed-to-seed spread on the same
  * points (seed 1 against seed 0, through `same`, which gives exact's results): draws that are not exact's
- * own cannot agree more closely than that. Last, the CLI on the whole matrix, wall time, on one thread and on
+ * own cannot agree more closely than that. Then queue folding: the points the default folded, timed and
+ * compared again with every user simulated (`--no-fold`). Last, the CLI on the whole matrix, wall time, on one thread and on
  * its default (one thread per core).
  */
 import { spawnSync } from 'node:child_process';
@@ -71,9 +72,14 @@ function timed(
   point: Record<string, unknown>,
   engine: Engine,
   seed?: number,
+  fold?: false,
 ): { o: PointOutcome; ms: number } {
   const t0 = performance.now();
-  const [o] = predictRows(point, { engine, ...(seed !== undefined ? { seed } : {}) });
+  const [o] = predictRows(point, {
+    engine,
+    ...(seed !== undefined ? { seed } : {}),
+    ...(fold === false ? { fold } : {}),
+  });
   return { o: o!, ms: performance.now() - t0 };
 }
 
@@ -200,6 +206,32 @@ for (const c of compared) {
       );
     });
   }
+}
+
+// Queue folding (queue-fold.ts): every point the default folded, again with every user simulated.
+const folded = whole.auto.runs.flatMap((a, i) =>
+  a.o.status === 'ok' && a.o.prediction.fold !== null
+    ? [{ a, full: timed(points[i]!, 'auto', undefined, false) }]
+    : [],
+);
+if (folded.length > 0) {
+  const foldMs = folded.reduce((t, f) => t + f.a.ms, 0);
+  const fullMs = folded.reduce((t, f) => t + f.full.ms, 0);
+  const slowFull = folded.reduce((x, f) => (f.full.ms > x.full.ms ? f : x), folded[0]!);
+  console.log(
+    `queue folding: ${folded.length} points folded; on them ${fmt(foldMs / 1000, 2)} s folded, ` +
+      `${fmt(fullMs / 1000, 2)} s with every user (--no-fold), ratio ${fmt(fullMs / Math.max(1e-9, foldMs), 2)}x; ` +
+      `the slowest of them ${fmt(slowFull.full.ms)} ms -> ${fmt(slowFull.a.ms)} ms (conc ${slowFull.a.o.conc})`,
+  );
+  console.log(`|folded/every user - 1| (${folded.length} points):`);
+  metrics.forEach(([metric, get]) => {
+    const xs = folded.map((f) => Math.abs(get(f.a.o as Ok) / get(f.full.o as Ok) - 1));
+    const within = xs.filter((x) => x <= AGREEMENT).length;
+    console.log(
+      `  ${metric.padEnd(15)} max ${fmt(Math.max(...xs) * 100, 3)} %, median ${fmt(median(xs) * 100, 3)} %, ` +
+        `${within}/${folded.length} within ${AGREEMENT * 100} %`,
+    );
+  });
 }
 
 // The CLI on the whole matrix, wall time from start to exit (process start, reading, writing included):

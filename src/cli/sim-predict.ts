@@ -23,6 +23,8 @@ interface PredictFlags {
   numPrompts?: number;
   exact?: boolean;
   fast?: boolean;
+  /** False with --no-fold. */
+  fold?: boolean;
   explain?: boolean;
   kvCacheDtype?: KvCacheDtype;
   jobs?: number;
@@ -112,6 +114,11 @@ export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: numb
       'speculative-decoding rows: one shared acceptance sequence for every sequence instead of the draws of ' +
         "each one's steps (a little faster; loses the spread of TPOT between requests)",
     )
+    .option(
+      '--no-fold',
+      'past saturation, simulate every user instead of only those the queue needs plus the wait of the rest ' +
+        '(queue folding: checked, refused where the queue runs dry or the engine preempts; --exact never folds)',
+    )
     .addOption(
       new Option(
         '--kv-cache-dtype <dtype>',
@@ -164,6 +171,7 @@ export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: numb
             ...(flags.asMeasured ? { method: 'as-measured' as const } : {}),
             ...(flags.numPrompts !== undefined ? { numPrompts: flags.numPrompts } : {}),
             ...(flags.exact ? { engine: 'exact' as const } : flags.fast ? { engine: 'fast' as const } : {}),
+            ...(flags.fold === false ? { fold: false } : {}),
           },
           { jobs, script: script ?? '' },
         );

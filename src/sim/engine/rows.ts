@@ -27,6 +27,8 @@ export interface PredictRowsOptions extends RowSetupOptions {
   numPrompts?: number;
   /** The steady method's engine (predict.ts): auto (default), fast or exact. */
   engine?: EngineChoice;
+  /** Queue folding past saturation (queue-fold.ts); default true. */
+  fold?: boolean;
 }
 
 export const DEFAULT_DRAFT_TOKENS = 3;
@@ -272,6 +274,7 @@ function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): P
     ...(opts.method !== undefined ? { method: opts.method } : {}),
     ...(opts.numPrompts !== undefined ? { numPrompts: opts.numPrompts } : {}),
     ...(opts.engine !== undefined ? { engine: opts.engine } : {}),
+    ...(opts.fold !== undefined ? { fold: opts.fold } : {}),
   };
   const seed = opts.seed !== undefined ? { workloadSeed: opts.seed } : {};
   const prediction =
@@ -348,6 +351,7 @@ export function formatOutcome(o: PointOutcome): string {
   return (
     `${head}: ${fmt(p.throughputPerGpu)} tok/s/GPU (${fmt(p.outputThroughputPerGpu)} output), ` +
     `${fmt(p.interactivity, 1)} tok/s/user, TTFT ${fmt(p.ttftMs.median)} ms, E2E ${fmt(p.e2eMs.median)} ms ` +
-    `(median; ${p.gpus} GPU${p.gpus === 1 ? '' : 's'}${p.preemptions > 0 ? `, ${p.preemptions} preemption${p.preemptions === 1 ? '' : 's'}` : ''})`
+    `(median; ${p.gpus} GPU${p.gpus === 1 ? '' : 's'}${p.preemptions > 0 ? `, ${p.preemptions} preemption${p.preemptions === 1 ? '' : 's'}` : ''}` +
+    `${p.fold ? `; queue folded: ${p.fold.users} users simulated, ${fmt(p.fold.queueMs)} ms queued ${p.fold.place === 'before-first-token' ? 'before' : 'after'} the first token` : ''})`
   );
 }
