@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from './helpers.ts';
-import { dsr1H200Row } from './rows.ts';
+import { dsr1H200Row, multiRow, rowWorker } from './rows.ts';
 
 /** `infx sim predict` through the CLI: stdin or a file in, a line or JSON per point out. */
 
@@ -43,6 +43,36 @@ describe('infx sim predict', () => {
     const both = await cli(['--exact', '--fast'], rows);
     expect(both.code).not.toBe(0);
     expect(both.stderr).toMatch(/--exact.*cannot be used with.*--fast|--fast.*cannot be used with.*--exact/);
+  });
+
+  it('folds a prefill-bound queue past saturation and says so; --no-fold simulates every user, within 2 %', async () => {
+    const rows = JSON.stringify([
+      multiRow([2048], {
+        model: 'deepseek-ai/DeepSeek-R1-0528',
+        'model-prefix': 'dsr1',
+        framework: 'dynamo-sglang',
+        precision: 'fp8',
+        osl: 256,
+        'max-model-len': 8704,
+        prefill: rowWorker(1, 4),
+        decode: rowWorker(2, 8),
+      }),
+    ]);
+    const text = await cli([], rows);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/queue folded: \d+ users simulated, \d+ ms queued before the first token/);
+    type Out = {
+      prediction: { fold: { users: number } | null; throughputPerGpu: number; ttftMs: { median: number } };
+    };
+    const [folded] = JSON.parse((await cli(['--format', 'json'], rows)).stdout) as Out[];
+    const [full] = JSON.parse((await cli(['--format', 'json', '--no-fold'], rows)).stdout) as Out[];
+    expect(folded!.prediction.fold!.users).toBeLessThan(1024);
+    expect(full!.prediction.fold).toBeNull();
+    const off = (a: number, b: number) => Math.abs(a / b - 1);
+    expect(off(folded!.prediction.throughputPerGpu, full!.prediction.throughputPerGpu)).toBeLessThan(0.02);
+    expect(off(folded!.prediction.ttftMs.median, full!.prediction.ttftMs.median)).toBeLessThan(0.02);
+    const [exact] = JSON.parse((await cli(['--exact', '--format', 'json'], rows)).stdout) as Out[];
+    expect(exact!.prediction.fold).toBeNull();
   });
 
   it('--explain prints the memory split, KV dtype and binding per phase; --kv-cache-dtype fp8 doubles KV tokens', async () => {
