@@ -3,7 +3,7 @@ import { GIB, type MemoryPlan, memoryPlan, type Parallelism } from '../../catalo
 import type { AcceleratorSpec, ModelSpec, Precision } from '../../schema/catalog.ts';
 import { InfxError } from '../../schema/errors.ts';
 import { type EngineHooks, type EngineOptions, SimEngine } from './engine.ts';
-import { DEFAULT_BATCHED_TOKENS } from './engine-profile.ts';
+import { DEFAULT_BATCHED_TOKENS, type EngineFamily } from './engine-profile.ts';
 import { DEFAULT_HOST_KV_GBPS, type HostKvOptions } from './host-tier.ts';
 import { BLOCK_SIZE } from './kv-cache.ts';
 import { PerfModel } from './perf-model.ts';
@@ -50,6 +50,8 @@ export interface SimSetup {
   spec?: SpecDecodingConfig | null;
   /** Seeds the acceptance-length draws; default 0. */
   seed?: number;
+  /** The engine family (engine-profile.ts) whose kernels the step times follow; default 'other'. */
+  engineFamily?: EngineFamily;
 }
 
 export interface ResolvedSim {
@@ -135,6 +137,7 @@ export function resolveSim(setup: SimSetup): ResolvedSim {
     kvPrecision,
     par,
     spec: setup.spec ?? null,
+    ...(setup.engineFamily ? { family: setup.engineFamily } : {}),
   });
   const hostKv = hostKvOf(setup, plan, perf.gpus);
   const engineOptions: EngineOptions = {

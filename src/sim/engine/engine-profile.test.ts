@@ -5,6 +5,12 @@ import { DEFAULT_RESERVE_GIB, GIB, weightBytesPerRank } from '../../catalog/memo
 import { resolveSim, type SimSetup } from './config.ts';
 import { frameworkProfile } from './engine-profile.ts';
 import { explainPoint, formatExplain } from './explain.ts';
+import {
+  ALLREDUCE_LATENCY_US,
+  allReduceLatencyUs,
+  PerfModel,
+  TRT_ALLREDUCE_LATENCY_US,
+} from './perf-model.ts';
 import { setupOfRow } from './rows.ts';
 
 /** KV-cache dtype and memory split per framework (issue 21, part 1), and `sim predict --explain`'s figures. */
@@ -184,5 +190,49 @@ describe('memory split per framework', () => {
     // The caps the prediction runs with: each worker its share of the 512 users (at least 256).
     expect(e.memory.map((x) => x.maxNumSeqs)).toEqual([256, 512]);
     expect(e.phases[1]!.seqs).toBeLessThanOrEqual(512);
+  });
+});
+
+describe('all-reduce latency per engine family', () => {
+  const decode = { tokens: 8, pairs: 8 * 4096, prefillPairs: 0, kvTokens: 8 * 4096, seqs: 8 };
+  const stepMs = (r: Record<string, unknown>) => {
+    const perf = resolveSim(single(r)).perf;
+    return perf.stepTimeTotals({ ...decode }, 0);
+  };
+
+  it("TensorRT-LLM's fused one-shot all-reduce is cheaper; every other family keeps the global latency", () => {
+    expect(allReduceLatencyUs('trt')).toBe(TRT_ALLREDUCE_LATENCY_US);
+    for (const f of ['vllm', 'sglang', 'other'] as const)
+      expect(allReduceLatencyUs(f)).toBe(ALLREDUCE_LATENCY_US);
+    expect(TRT_ALLREDUCE_LATENCY_US).toBeLessThan(ALLREDUCE_LATENCY_US);
+  });
+
+  it('a row carries its framework into the step time: TP8 decode saves the latency on two all-reduces per layer', () => {
+    expect(single(row('trt', 'fp8')).engineFamily).toBe('trt');
+    expect(single(row('dynamo-trt', 'fp8')).engineFamily).toBe('trt');
+    expect(single(row('sglang', 'fp8')).engineFamily).toBe('sglang');
+    // The same KV dtype for both (the step reads the KV), so only the all-reduce term differs.
+    const trt = single(row('trt', 'fp8'));
+    const sgl = { ...single(row('sglang', 'fp8')), kvPrecision: trt.kvPrecision };
+    const m = model('deepseek-ai/DeepSeek-R1-0528');
+    const saved = (2 * (ALLREDUCE_LATENCY_US - TRT_ALLREDUCE_LATENCY_US) * m.layers) / 1000;
+    const diff =
+      resolveSim(sgl).perf.stepTimeTotals({ ...decode }, 0) -
+      resolveSim(trt).perf.stepTimeTotals({ ...decode }, 0);
+    expect(diff).toBeCloseTo(saved, 6);
+    expect(stepMs(row('vllm', 'fp8'))).toBeGreaterThan(stepMs(row('trt', 'fp8')));
+  });
+
+  it('a PerfModel without a family (sim serve from flags, tests) is the global one', () => {
+    const base = {
+      model: model('deepseek-ai/DeepSeek-R1-0528'),
+      accelerator: accelerator('b200'),
+      precision: 'fp8' as const,
+      kvPrecision: 'fp8' as const,
+      par: { tp: 8, pp: 1, ep: 1, dpAttn: false },
+    };
+    const none = new PerfModel(base).stepTimeTotals({ ...decode }, 0);
+    expect(new PerfModel({ ...base, family: 'other' }).stepTimeTotals({ ...decode }, 0)).toBe(none);
+    expect(new PerfModel({ ...base, family: 'trt' }).stepTimeTotals({ ...decode }, 0)).toBeLessThan(none);
   });
 });

@@ -7,6 +7,7 @@ import {
 } from '../../catalog/memory.ts';
 import type { AcceleratorSpec, ModelSpec, Precision } from '../../schema/catalog.ts';
 import { CountMemo } from './count-memo.ts';
+import type { EngineFamily } from './engine-profile.ts';
 import { Prng } from './prng.ts';
 import type { SpecDecodingConfig } from './spec-decode.ts';
 
@@ -70,9 +71,23 @@ export const LINK_EFFICIENCY = 0.7;
  * One small all-reduce within a node (one-shot custom all-reduce / NCCL LL protocol), µs, launch and sync
  * included. 12 µs left the TP4/TP8 dense decode points too fast; docs/sim-fidelity.md P9 (Llama-70B TP4,
  * H100/H200) and P10 (Llama-70B TP8, MI300X) fit at 20–25 µs. B200 with TensorRT-LLM's fused one-shot
- * all-reduce is likely faster (P11a prefers ~10 µs), so this global value errs slow there.
+ * all-reduce is faster: TRT_ALLREDUCE_LATENCY_US.
  */
 export const ALLREDUCE_LATENCY_US = 20;
+/**
+ * The same all-reduce in TensorRT-LLM, µs: its one-shot kernel is fused with the residual add and RMSNorm that
+ * follow it (AllReduceFusionOp) and launched with programmatic dependent launch, so most of the launch and
+ * sync cost overlaps the neighbouring kernels. Fitted on the calibration half of docs/sim-fidelity.md
+ * (Calibration history, step 3): the TensorRT-LLM points at low and moderate batch (P2a, S4a, S5a, N1e, N1g)
+ * were 23–30 % too slow at 20 µs. The calibration half gains down to 5 µs (24 → 28 of 43); below that only
+ * S5a moves (−24 → −22 % at 3 µs), and the value would no longer be the cost of a cross-GPU sync.
+ */
+export const TRT_ALLREDUCE_LATENCY_US = 5;
+
+/** The small all-reduce latency of an engine family's kernels, µs. */
+export function allReduceLatencyUs(family: EngineFamily): number {
+  return family === 'trt' ? TRT_ALLREDUCE_LATENCY_US : ALLREDUCE_LATENCY_US;
+}
 /** One MoE all-to-all (DeepEP low-latency dispatch or combine): ~20–40 µs. */
 export const ALLTOALL_LATENCY_US = 25;
 /** One pipeline-stage hop (send/recv of activations). */
@@ -127,6 +142,8 @@ export interface PerfSetup {
   kvPrecision: Precision;
   par: Parallelism;
   spec?: SpecDecodingConfig | null;
+  /** The engine family running the model (engine-profile.ts); 'other' when not known. */
+  family?: EngineFamily;
 }
 
 /** One sequence's work in a step: tokens fed now, and tokens already in its KV cache. */
@@ -195,6 +212,7 @@ export class PerfModel {
   private readonly bw: number;
   private readonly link: number;
   private readonly floorMs: number;
+  private readonly allReduceUs: number;
   private readonly spec: SpecDecodingConfig | null;
 
   constructor(readonly setup: PerfSetup) {
@@ -243,8 +261,9 @@ export class PerfModel {
       acc.denseTflops.bf16 * 1e12 * (a.kind === 'MLA' ? MLA_DECODE_EFFICIENCY : ATTENTION_EFFICIENCY);
     this.bw = acc.memoryBandwidthTBs * 1e12 * MEM_BW_EFFICIENCY * (MEM_BW_ACCELERATOR_FACTOR[acc.id] ?? 1);
     this.link = acc.scaleUp.bandwidthGBs * 1e9 * LINK_EFFICIENCY;
-    const attnFloor = a.kind === 'MLA' ? LAYER_FLOOR_US.mla : LAYER_FLOOR_US.attention;
     const denseLayers = m.moe ? Math.min(m.layers, DENSE_LEADING_LAYERS[m.id] ?? 0) : m.layers;
+    this.allReduceUs = allReduceLatencyUs(setup.family ?? 'other');
+    const attnFloor = a.kind === 'MLA' ? LAYER_FLOOR_US.mla : LAYER_FLOOR_US.attention;
     const ffnFloorUs = denseLayers * LAYER_FLOOR_US.denseFfn + (m.layers - denseLayers) * LAYER_FLOOR_US.moe;
     this.floorMs = (m.layers * attnFloor + ffnFloorUs) / 1000;
     this.spec = setup.spec ?? null;
@@ -382,7 +401,7 @@ export class PerfModel {
 
   private allReduceMs(bytes: number, n: number): number {
     if (n <= 1) return 0;
-    return ALLREDUCE_LATENCY_US / 1000 + ((2 * (n - 1)) / n) * (bytes / this.link) * 1000;
+    return this.allReduceUs / 1000 + ((2 * (n - 1)) / n) * (bytes / this.link) * 1000;
   }
 
   /**

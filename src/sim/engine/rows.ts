@@ -200,6 +200,7 @@ export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row'): R
       spec,
       maxNumBatchedTokens: sched.maxNumBatchedTokens,
       decodesInBudget: sched.decodesInBudget,
+      engineFamily: profile.family,
       ...(opts.gpuMemoryUtilization !== undefined ? { gpuMemoryUtilization: opts.gpuMemoryUtilization } : {}),
     };
   };
