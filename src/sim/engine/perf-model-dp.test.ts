@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { accelerator, model } from '../../catalog/index.ts';
-import {
-  ATTENTION_EFFICIENCY,
-  expectedMaxOfNormals,
-  GEMM_EFFICIENCY,
-  MLA_DECODE_EFFICIENCY,
-  PerfModel,
-} from './perf-model.ts';
+import { expectedMaxOfNormals } from './dp-share.ts';
+import { ATTENTION_EFFICIENCY, GEMM_EFFICIENCY, MLA_DECODE_EFFICIENCY, PerfModel } from './perf-model.ts';
 
 /**
  * DP-attention and expert parallelism in the step model: the busiest DP rank's share of the sequences (a

@@ -7,8 +7,8 @@ import {
 } from '../../catalog/memory.ts';
 import type { AcceleratorSpec, ModelSpec, Precision } from '../../schema/catalog.ts';
 import { CountMemo } from './count-memo.ts';
+import { busiestShare, expectedMaxOfNormals } from './dp-share.ts';
 import type { EngineFamily } from './engine-profile.ts';
-import { Prng } from './prng.ts';
 import type { SpecDecodingConfig } from './spec-decode.ts';
 
 /**
@@ -62,9 +62,6 @@ export const ATTENTION_EFFICIENCY = 0.45;
  * dense), about two thirds of peak; 0.6 leaves room for the paged, mixed-length batches of a served step.
  */
 export const MLA_DECODE_EFFICIENCY = 0.6;
-/** Trials of the seeded DP-rank assignment behind `dpImbalance` (up to DP_SIMULATED_SEQS sequences). */
-const DP_TRIALS = 8;
-const DP_SIMULATED_SEQS = 1024;
 /** NCCL / custom all-reduce bus bandwidth as a fraction of the unidirectional link (nccl-tests: 70–80%). */
 export const LINK_EFFICIENCY = 0.7;
 /**
@@ -407,7 +404,7 @@ export class PerfModel {
   /**
    * The busiest DP-attention rank's share of the sequences over the mean share (1 without DP-attention).
    * Engines hand new requests to ranks in turn while others finish at random, so a rank's count drifts like a
-   * random assignment's: up to DP_SIMULATED_SEQS sequences, the mean over DP_TRIALS seeded random
+   * random assignment's: up to DP_SIMULATED_SEQS sequences (dp-share.ts), the mean over DP_TRIALS seeded random
    * assignments of the largest count (one sequence on 8 ranks: 8, all its work on one rank); above, the
    * normal estimate of the maximum, mean + E[max of `ranks` standard normals] · sd (the multinomial's
    * sd = sqrt(mean · (1 − 1/ranks))). Shared by every model (a cache).
@@ -449,58 +446,4 @@ export class PerfModel {
     const hops = (this.pp - 1) * (PP_HOP_LATENCY_US / 1000 + (actBytes / this.link) * 1000);
     return perLayer * this.layers + hops;
   }
-}
-
-const shares = new Map<number, number>();
-
-/** See PerfModel.dpImbalance. */
-function busiestShare(seqs: number, ranks: number): number {
-  const mean = seqs / ranks;
-  if (seqs > DP_SIMULATED_SEQS) return 1 + expectedMaxOfNormals(ranks) * Math.sqrt((1 - 1 / ranks) / mean);
-  const key = seqs * 4096 + ranks;
-  let share = shares.get(key);
-  if (share === undefined) {
-    const rng = new Prng(key);
-    const counts = new Int32Array(ranks);
-    let sum = 0;
-    for (let t = 0; t < DP_TRIALS; t++) {
-      counts.fill(0);
-      let max = 0;
-      for (let i = 0; i < seqs; i++) {
-        const r = Math.floor(rng.next() * ranks);
-        const c = ++counts[r]!;
-        if (c > max) max = c;
-      }
-      sum += max;
-    }
-    share = sum / DP_TRIALS / mean;
-    shares.set(key, share);
-  }
-  return share;
-}
-
-const maxOfNormals = new Map<number, number>();
-
-/** Φ, the standard normal CDF (Abramowitz and Stegun 7.1.26 for erf: error below 1.5e-7). */
-function normalCdf(x: number): number {
-  const z = Math.abs(x) / Math.SQRT2;
-  const t = 1 / (1 + 0.3275911 * z);
-  const erf =
-    1 -
-    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) *
-      t *
-      Math.exp(-z * z);
-  return x >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
-}
-
-/** E[max of n independent standard normals] = ∫ (1 − Φ(x)^n) dx over x > 0 minus ∫ Φ(x)^n over x < 0. */
-export function expectedMaxOfNormals(n: number): number {
-  let v = maxOfNormals.get(n);
-  if (v === undefined) {
-    const h = 1e-3;
-    v = 0;
-    for (let x = h / 2; x < 10; x += h) v += (1 - normalCdf(x) ** n - normalCdf(-x) ** n) * h;
-    maxOfNormals.set(n, v);
-  }
-  return v;
 }
