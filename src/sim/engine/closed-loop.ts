@@ -15,6 +15,11 @@ export interface LoopTarget {
   runUntil(stop: () => boolean): void;
   /** The KV usage that counts (0..1): read before each event of the window for its peak. */
   readonly kvUsage: number;
+  /**
+   * Set by the loop: requests arrive only as it submits them, at the start and from onFinish at the
+   * finish's time, none shorter than minPromptTokens (what lets a target skip steps nothing can reach).
+   */
+  closedArrivals?: { minPromptTokens: number } | null;
 }
 
 export interface LoopResult {
@@ -106,6 +111,11 @@ export function closedLoop(
       if (submitted < total) submit(info.finishMs);
     },
   };
+  const given = opts.asMeasured ? opts.requests : undefined;
+  const minPromptTokens = given?.length
+    ? given.reduce((m, g) => Math.min(m, g.promptTokens), Number.POSITIVE_INFINITY)
+    : Math.max(1, Math.floor(opts.isl * r));
+  target.closedArrivals = { minPromptTokens };
   for (let i = 0; i < Math.min(opts.concurrency, total); i++) submit(0);
   // The window closes with its last completion: what is still in flight then is not measured.
   target.runUntil(() => {

@@ -2,6 +2,7 @@ import { kvBytesPerToken } from '../../catalog/memory.ts';
 import type { PoolRoute, PoolRouter } from '../../schema/router.ts';
 import { type ResolvedSim, resolveSim, type SimSetup } from './config.ts';
 import { SimEngine, SimRequestError } from './engine.ts';
+import { DEFAULT_BATCHED_TOKENS } from './engine-profile.ts';
 import { type EngineChoice, fastEngineFor, useFastEngine } from './fast-engine.ts';
 import { MinHeap } from './heap.ts';
 import { PacedEngines } from './paced-engines.ts';
@@ -80,6 +81,10 @@ export class DisaggCluster extends PacedEngines {
   private sent = 0;
   private all: StepEngine[] = [];
   private readonly live = new Map<string, Live>();
+  /** Requests arrive only from a closed loop's finishes (closed-loop.ts): workers may skip decode steps. */
+  closedArrivals: { minPromptTokens: number } | null = null;
+  /** Under closed arrivals, the soonest after its clock a KV transfer can follow from each worker (reachMs). */
+  private reach: { of: { minPromptTokens: number }; ms: Float64Array; prefillMs: number } | null = null;
 
   constructor(
     setup: DisaggSetup,
@@ -173,6 +178,8 @@ export class DisaggCluster extends PacedEngines {
     };
     if (req.prefixHashes) prefill.prefixHashes = req.prefixHashes;
     const arrival = worker.submit(prefill, atMs);
+    // Its KV lands at least its prefill and the handoff's fixed cost after its arrival (see nextEvent).
+    if (this.closedArrivals) this.arrivesFrom(arrival + this.reachMs().prefillMs + KV_TRANSFER_LATENCY_MS);
     this.wake();
     return arrival;
   }
@@ -235,10 +242,44 @@ export class DisaggCluster extends PacedEngines {
     const landsMs = atMs + this.transferMs(promptTokens);
     if (this.pacer) this.pacer.schedule(landsMs, (t) => this.land(live, t));
     else {
+      if (this.closedArrivals) this.arrivesFrom(landsMs);
       this.transfers.push(landsMs, this.sent++, { live, landsMs });
       live.transferring = true;
       this.inTransfer++;
     }
+  }
+
+  /**
+   * Lower bounds under closed arrivals (see nextEvent): a step costs at least a one-token step on its
+   * worker, and a prompt of n tokens at least one step of min(n, the token budget) on a prefill worker —
+   * the roofline step time grows with a batch's tokens and context, and a split into chunks costs no less.
+   * A worker's reach is its shortest step, plus a prefill for a decode worker (a finish brings its user
+   * back with a new prompt), plus the handoff's fixed cost. A prefix cache computes fewer tokens and
+   * DP-attention spreads a step's prompts over ranks: there a prefill is bounded by one one-token step.
+   */
+  private reachMs(): { ms: Float64Array; prefillMs: number } {
+    const of = this.closedArrivals!;
+    if (this.reach?.of === of) return this.reach;
+    const step = (r: ResolvedSim, tokens: number) =>
+      r.engineOptions.timer.stepTimeMs([{ newTokens: tokens, context: 0 }], 0);
+    const pre = this.prefillResolved;
+    const o = pre.engineOptions;
+    const prefillMs =
+      o.prefixCaching || pre.par.dpAttn
+        ? step(pre, 1)
+        : step(pre, Math.min(of.minPromptTokens, o.maxNumBatchedTokens ?? DEFAULT_BATCHED_TOKENS));
+    const ms = new Float64Array(this.all.length);
+    for (let i = 0; i < ms.length; i++) {
+      const decode = i >= this.prefill.length;
+      ms[i] = (decode ? step(this.decodeResolved, 1) + prefillMs : step(pre, 1)) + KV_TRANSFER_LATENCY_MS;
+    }
+    this.reach = { of, ms, prefillMs };
+    return this.reach;
+  }
+
+  /** A request may reach a decode worker from `ms` on: none skips a step that starts then or later. */
+  private arrivesFrom(ms: number): void {
+    for (const e of this.decode) if (e.quietUntilMs !== undefined && ms < e.quietUntilMs) e.quietUntilMs = ms;
   }
 
   /** The KV is on a decode worker: the client gets the first token, decode takes over. */
@@ -276,7 +317,14 @@ export class DisaggCluster extends PacedEngines {
   /** One event, the earliest: a worker's next step, or a KV arrival. False when idle. */
   private nextEvent(): boolean {
     let engine: StepEngine | null = null;
-    for (const e of this.all) if (e.hasWork() && (engine === null || e.nowMs < engine.nowMs)) engine = e;
+    let at = -1;
+    for (let i = 0; i < this.all.length; i++) {
+      const e = this.all[i]!;
+      if (e.hasWork() && (engine === null || e.nowMs < engine.nowMs)) {
+        engine = e;
+        at = i;
+      }
+    }
     // Entries of requests aborted meanwhile are dropped here.
     while (this.transfers.size > 0 && !this.transfers.top()!.live.transferring) this.transfers.pop();
     const t = this.transfers.top();
@@ -288,6 +336,19 @@ export class DisaggCluster extends PacedEngines {
       return true;
     }
     if (engine === null) return false;
+    // With closed arrivals, a request reaches a decode worker only as a KV transfer: one in flight, or one
+    // that follows from a step another worker starts at its clock or later (a prefill; a finish whose user
+    // comes back), no sooner than that worker's reach (reachMs); one submitted or prefilled during this step
+    // lowers the horizon as it goes (arrivesFrom). Before the horizon this worker may skip decode steps.
+    if (this.closedArrivals && at >= this.prefill.length && engine.quietUntilMs !== undefined) {
+      const reach = this.reachMs().ms;
+      let quiet = t ? t.landsMs : Number.POSITIVE_INFINITY;
+      for (let i = 0; i < this.all.length; i++) {
+        const e = this.all[i]!;
+        if (i !== at && e.hasWork()) quiet = Math.min(quiet, e.nowMs + reach[i]!);
+      }
+      engine.quietUntilMs = quiet;
+    }
     engine.step();
     return true;
   }

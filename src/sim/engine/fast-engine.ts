@@ -75,14 +75,16 @@ export class FastEngine extends FastScheduler {
   /**
    * Event skipping: runs the decode-only steps that follow while nothing can change the batch — no
    * prefill or fresh decode, no admission possible (the batch is full, the queue's head does not fit the
-   * free blocks, or with closed arrivals nothing waits), and the step neither finishes a request nor runs
-   * out of blocks — at O(16) each. It stops before the first step that would; that one runs normally. A
-   * co-simulation sees the clock jump: arrivals meanwhile only queue, as they would step by step.
+   * free blocks, with closed arrivals nothing waits, or with open ones nothing waits and nothing arrives
+   * before quietUntilMs), and the step neither finishes a request nor runs out of blocks — at O(16) each.
+   * It stops before the first step that would; that one runs normally. A co-simulation sees the clock
+   * jump: arrivals meanwhile only queue, as they would step by step.
    */
   private skipDecodes(): void {
     if (this.sampler) return;
-    if (this.alive === 0 || this.prefills.length > 0 || this.fresh.length > 0 || !this.admissionBlocked())
-      return;
+    if (this.alive === 0 || this.prefills.length > 0 || this.fresh.length > 0) return;
+    const until = this.skipUntil();
+    if (!(this.now < until)) return;
     const w = this.width;
     const D = this.alive;
     const t = this.scratch;
@@ -90,7 +92,7 @@ export class FastEngine extends FastScheduler {
     t.seqs = D;
     const drafting = w > 1 ? D : 0;
     const timer = this.opts.timer;
-    for (;;) {
+    while (this.now < until) {
       const T = this.T;
       const e = this.emitCount(this.decodeSteps);
       if (this.nextFinish() <= T + e) return;
@@ -107,16 +109,22 @@ export class FastEngine extends FastScheduler {
     }
   }
 
-  /** Whether no waiting request could be admitted before the batch changes. */
-  private admissionBlocked(): boolean {
-    if (this.running >= this.maxNumSeqs) return true;
-    if (this.waiting.length === this.waitHead) return this.closed;
+  /** Open arrivals: see StepEngine.quietUntilMs. */
+  quietUntilMs = Number.NEGATIVE_INFINITY;
+
+  /** The time before which decode steps may be skipped: no waiting request can be admitted until then. */
+  private skipUntil(): number {
+    if (this.running >= this.maxNumSeqs) return Number.POSITIVE_INFINITY;
+    if (this.waiting.length === this.waitHead)
+      return this.closed ? Number.POSITIVE_INFINITY : this.quietUntilMs;
     const s = this.waiting[this.waitHead]!;
     const inBudget = this.decodesInBudget;
     const budget = this.maxNumBatchedTokens - (inBudget ? this.alive * this.width : 0);
     const transferred = s.req.kvTransferred === true && s.preemptions === 0;
-    if (transferred) return (inBudget && budget <= 0) || blocksOf(s.length) > this.free;
-    return budget <= 0 || blocksOf(Math.min(s.length, budget)) > this.free;
+    const blocked = transferred
+      ? (inBudget && budget <= 0) || blocksOf(s.length) > this.free
+      : budget <= 0 || blocksOf(Math.min(s.length, budget)) > this.free;
+    return blocked ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
   }
 
   /** The lowest live finish clock (stale heap entries dropped). */

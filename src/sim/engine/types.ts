@@ -161,6 +161,11 @@ export interface StepEngine {
   submit(req: SimRequest, atMs?: number): number;
   abort(id: string): boolean;
   advanceTo(ms: number): void;
+  /**
+   * Open arrivals in virtual time: the owner's promise that nothing arrives before this time, so the fast
+   * engine may skip the decode steps that start earlier (fast-engine.ts); default none.
+   */
+  quietUntilMs?: number;
   step(): StepInfo | null;
   gauges(): EngineGauges;
   start(): void;
