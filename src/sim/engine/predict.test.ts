@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSimEngine } from './config.ts';
-import { latencyStats, type PredictConfig, predictPoint } from './predict.ts';
+import { defaultMeasured, latencyStats, type PredictConfig, predictPoint } from './predict.ts';
 import { Prng } from './prng.ts';
 
 const llama = { model: 'llama3.1-8b', hardware: 'h100', isl: 1024, osl: 256 } as const;
@@ -144,6 +144,20 @@ describe('predictPoint agrees with a full engine run', () => {
     const full = fullRun(config);
     expect(Math.abs(predicted.outputThroughputPerGpu / full.outputPerGpu - 1)).toBeLessThan(0.05);
     expect(Math.abs(predicted.interactivity / full.interactivity - 1)).toBeLessThan(0.05);
+  });
+});
+
+describe('the steady window', () => {
+  it('holds whole cycles of the users: two up to 4096 completions, one above, at least 16', () => {
+    for (const conc of [1, 3, 5, 7, 8, 100, 2048, 2049, 3228, 12000]) {
+      const m = defaultMeasured(conc);
+      expect(m % conc, `conc ${conc}`).toBe(0);
+      expect(m).toBeGreaterThanOrEqual(16);
+      expect(m / conc).toBe(conc <= 2048 ? Math.max(2, Math.ceil(16 / conc)) : 1);
+    }
+    // Measured: every user finishes the same number of requests in the window.
+    const p = predictPoint({ ...llama, concurrency: 3000 });
+    expect(p.measuredRequests).toBe(3000);
   });
 });
 

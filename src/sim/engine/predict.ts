@@ -21,8 +21,8 @@ import type { StepEngine } from './types.ts';
  * scheduler and roofline model `infx sim serve` runs, with no wall clock involved.
  *
  * Warm-up: the first `concurrency` completions (every client has cycled once, so the all-at-once start has
- * spread out) are discarded. Measurement: the next `measureRequests` completions (defaultMeasured: 2 ×
- * concurrency, at least 16, at most 4096). Throughput is output tokens emitted inside the measured window
+ * spread out) are discarded. Measurement: the next `measureRequests` completions (defaultMeasured: whole
+ * cycles of the users, two up to 4096 completions and one above, at least 16). Throughput is output tokens emitted inside the measured window
  * over its length; total throughput adds the measured requests' input tokens in proportion (ISL/OSL per
  * request), as the reference's total_token_throughput does. Interactivity is 1000 / median TPOT, TPOT = (E2E − TTFT) /
  * (output − 1) per request, the reference's `median_intvty`.
@@ -125,12 +125,15 @@ interface Done {
 }
 
 /**
- * Completions the steady method measures after its warm-up: two per user, at least 16 and at most 4096.
- * The warm-up (one completion per user) is what brings the steady state; past a few thousand completions
- * the window's medians move by well under a percent, while the cost kept growing with the users.
+ * Completions the steady method measures after its warm-up: whole cycles of the users (every user finishes
+ * as many requests in the window), two while they come to at most MAX_MEASURED, else one; at least 16.
+ * Users that started together stay in step for many cycles (a wave of prefills and finishes goes round), so
+ * a window of part of a cycle measures part of the wave: capping the window at 4,096 completions moved
+ * median TTFT by up to 10× and throughput by up to 8.5 % at the fixture points above 2,048 users.
  */
 export function defaultMeasured(concurrency: number): number {
-  return Math.min(MAX_MEASURED, Math.max(16, 2 * concurrency));
+  if (2 * concurrency > MAX_MEASURED) return Math.max(16, concurrency);
+  return concurrency * Math.max(2, Math.ceil(16 / concurrency));
 }
 const MAX_MEASURED = 4096;
 
