@@ -29,6 +29,35 @@ describe('infx sim predict', () => {
     expect((await cli(['/nonexistent/rows.json'])).stderr).toMatch(/does not exist/);
   });
 
+  it('says when its window is unsteady: the halves of the window disagree (JSON: halves)', async () => {
+    // DeepSeek-R1 8k/1k on 4×MI355X at 16 users: the users' prefills come round in a wave, so throughput
+    // differs by more than 10 % between the window's two cycles.
+    const mi355x = {
+      ...row,
+      model: 'amd/DeepSeek-R1-0528-MXFP4-Preview',
+      precision: 'fp4',
+      runner: 'mi355x',
+      isl: 8192,
+      osl: 1024,
+      tp: 4,
+      'max-model-len': 9472,
+      conc: 16,
+    };
+    const text = await cli([], JSON.stringify([mi355x]));
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/unsteady: the window's halves differ by throughput \d+ %/);
+    type Out = { prediction: { halves: { throughput: number; ttftMedian: number } | null } };
+    const [unsteady] = JSON.parse(
+      (await cli(['--format', 'json'], JSON.stringify([mi355x]))).stdout,
+    ) as Out[];
+    expect(unsteady!.prediction.halves!.throughput).toBeGreaterThan(0.1);
+    const [steady] = JSON.parse(
+      (await cli(['--format', 'json'], JSON.stringify([{ ...row, conc: 4 }]))).stdout,
+    ) as Out[];
+    expect(steady!.prediction.halves!.throughput).toBeLessThan(0.1);
+    expect((await cli([], JSON.stringify([{ ...row, conc: 4 }]))).stdout).not.toMatch(/unsteady/);
+  });
+
   it('--exact runs the full co-simulation: the same figures without spec decoding; --fast conflicts with it', async () => {
     const rows = JSON.stringify([{ ...row, conc: [1, 64] }]);
     const fast = await cli(['--format', 'json'], rows);

@@ -28,6 +28,9 @@ export interface LoopResult {
   /** The output tokens of each request of tpotMs, in its order. */
   tpotOutputs: number[];
   e2eMs: number[];
+  /** Each measured completion's finish time and output tokens, in the order of ttftMs. */
+  finishMs: number[];
+  outputs: number[];
   outputTokens: number;
   inputTokens: number;
   windowMs: number;
@@ -69,6 +72,8 @@ export function closedLoop(
     tpotMs: [],
     tpotOutputs: [],
     e2eMs: [],
+    finishMs: [],
+    outputs: [],
     outputTokens: 0,
     inputTokens: 0,
     windowMs: 0,
@@ -100,6 +105,8 @@ export function closedLoop(
         const first = s.first ?? info.finishMs;
         out.ttftMs.push(first - s.at);
         out.e2eMs.push(info.finishMs - s.at);
+        out.finishMs.push(info.finishMs);
+        out.outputs.push(info.outputTokens);
         if (info.outputTokens > 1) {
           out.tpotMs.push((info.finishMs - first) / (info.outputTokens - 1));
           out.tpotOutputs.push(info.outputTokens);

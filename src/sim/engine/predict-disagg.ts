@@ -9,6 +9,7 @@ import {
   type PredictResult,
 } from './predict.ts';
 import { foldedUsers, foldWaitMs, foldWarmup, type QueueFold, QueueWatch } from './queue-fold.ts';
+import { windowHalves } from './window-halves.ts';
 
 /**
  * Prediction for a disaggregated point: the same closed loop as single-engine prediction, run against
@@ -133,7 +134,27 @@ export function predictDisagg(
     peakKvUsage: r.peakKvUsage,
     kvCapacityTokens: g.kvCapacityTokens,
     fold,
+    halves: asMeasured ? null : halvesOf(r),
   };
+}
+
+/** The window's halves (window-halves.ts), after any fold's wait was added. */
+function halvesOf(r: LoopResult) {
+  const n = r.finishMs.length;
+  if (n === 0) return null;
+  return windowHalves(
+    r.finishMs[n - 1]! - r.windowMs,
+    r.finishMs.map((finishMs, i) => {
+      const out = r.outputs[i]!;
+      const ttftMs = r.ttftMs[i]!;
+      return {
+        finishMs,
+        outputTokens: out,
+        ttftMs,
+        tpotMs: out > 1 ? (r.e2eMs[i]! - ttftMs) / (out - 1) : null,
+      };
+    }),
+  );
 }
 
 /** Completions of the full loop's warm-up before its probe decides (at least; 1/8 of the users). */

@@ -13,6 +13,7 @@ import {
   QueueWatch,
 } from './queue-fold.ts';
 import type { StepEngine } from './types.ts';
+import { type WindowHalves, windowHalves } from './window-halves.ts';
 
 /**
  * Fast prediction of one benchmark point: a closed loop of `concurrency` clients, each sending a request
@@ -95,6 +96,11 @@ export interface PredictResult {
    * wait it added for the rest; null where every user was simulated.
    */
   fold: QueueFold | null;
+  /**
+   * The steady method's window split in two (window-halves.ts): how far its halves' throughput,
+   * interactivity and median TTFT disagree; null as measured or under 16 completions.
+   */
+  halves: WindowHalves | null;
 }
 
 export class PredictError extends InfxError {
@@ -122,6 +128,7 @@ interface Done {
   osl: number;
   ttft: number;
   e2e: number;
+  finishMs: number;
 }
 
 /**
@@ -191,6 +198,17 @@ export function predictPoint(config: PredictConfig): PredictResult {
     }
   } else if (watch) loop = run(conc, null);
   const { done, windowMs, engine } = loop;
+  const halves = asMeasured
+    ? null
+    : windowHalves(
+        loop.windowStartMs,
+        done.map((d) => ({
+          finishMs: d.finishMs,
+          outputTokens: d.osl,
+          ttftMs: d.ttft,
+          tpotMs: d.osl > 1 ? (d.e2e - d.ttft) / (d.osl - 1) : null,
+        })),
+      );
   const gpus = resolved.gpus;
   const outTput = loop.tokens / (windowMs / 1000);
   const sumIsl = done.reduce((a, d) => a + d.isl, 0);
@@ -215,11 +233,13 @@ export function predictPoint(config: PredictConfig): PredictResult {
     peakKvUsage: loop.peakKv,
     kvCapacityTokens: engine.capacityTokens,
     fold,
+    halves,
   };
 }
 
 interface SteadyRun {
   done: Done[];
+  windowStartMs: number;
   windowMs: number;
   /** Output tokens generated inside the window. */
   tokens: number;
@@ -275,6 +295,7 @@ function steadyLoop(
           osl: info.outputTokens,
           ttft: info.firstTokenMs! - info.arrivalMs,
           e2e: info.finishMs - info.arrivalMs,
+          finishMs: info.finishMs,
         });
         if (completions === warmup + measure) {
           windowEnd = info.finishMs;
@@ -314,6 +335,7 @@ function steadyLoop(
   }
   return {
     done,
+    windowStartMs: windowStart,
     windowMs: windowEnd - windowStart,
     tokens: tokensAtEnd - tokensAtStart,
     preemptions: engine.gauges().preemptionsTotal - preemptionsAtStart,

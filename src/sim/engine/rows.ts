@@ -11,6 +11,7 @@ import { PredictError, type PredictMethod, type PredictResult, predictPoint } fr
 import { predictDisagg } from './predict-disagg.ts';
 import { predictReplicas } from './predict-replicas.ts';
 import type { SpecDecodingConfig } from './spec-decode.ts';
+import { unsteadyParts } from './window-halves.ts';
 
 /**
  * Matrix rows (the generator's JSON) to predictions: one point per row and concurrency. Single-node
@@ -349,10 +350,12 @@ export function formatOutcome(o: PointOutcome): string {
   if (o.status === 'unsupported') return `${head}: unsupported: ${o.reason}`;
   if (o.status === 'error') return `${head}: error: ${o.reason}`;
   const p = o.prediction;
+  const unsteady = unsteadyParts(p.halves);
   return (
     `${head}: ${fmt(p.throughputPerGpu)} tok/s/GPU (${fmt(p.outputThroughputPerGpu)} output), ` +
     `${fmt(p.interactivity, 1)} tok/s/user, TTFT ${fmt(p.ttftMs.median)} ms, E2E ${fmt(p.e2eMs.median)} ms ` +
     `(median; ${p.gpus} GPU${p.gpus === 1 ? '' : 's'}${p.preemptions > 0 ? `, ${p.preemptions} preemption${p.preemptions === 1 ? '' : 's'}` : ''}` +
-    `${p.fold ? `; queue folded: ${p.fold.users} users simulated, ${fmt(p.fold.queueMs)} ms queued ${p.fold.place === 'before-first-token' ? 'before' : 'after'} the first token` : ''})`
+    `${p.fold ? `; queue folded: ${p.fold.users} users simulated, ${fmt(p.fold.queueMs)} ms queued ${p.fold.place === 'before-first-token' ? 'before' : 'after'} the first token` : ''}` +
+    `${unsteady.length > 0 ? `; unsteady: the window's halves differ by ${unsteady.join(', ')}` : ''})`
   );
 }
