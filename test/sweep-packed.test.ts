@@ -47,7 +47,7 @@ describe('infx sweep: rows of several workers on the simulated engine', () => {
     expect(plan.stdout).toMatch(/conc 4, ISL 256 OSL 64, \d+ prompts \+ \d+ warmup, 8 GPUs$/m);
     const predicted = await infx(['sim', 'predict', matrix]);
     expect(predicted.code, predicted.stderr).toBe(0);
-    expect(predicted.stdout).toContain('(median; 8 GPUs)');
+    expect(predicted.stdout).toContain('(median; 8 GPUs; simulated)');
     const r = await infx(['sweep', '--matrix', matrix, '--out', out, '--run-id', 'packed', ...FAST]);
     expect(r.code, r.stderr).toBe(0);
     const runDir = join(out, 'packed');

@@ -28,6 +28,8 @@ describe('predictRows', () => {
     expect(first.prediction.interactivity).toBeGreaterThan(0);
     expect(out[1]!.status === 'ok' && out[1]!.acceptanceLength).toBe(2.5);
     expect(formatOutcome(first)).toMatch(/^dsr1_1k1k h200-dgxc fp8 sglang tp8 conc=4: \d+ tok\/s\/GPU/);
+    // Every figure is the simulated engine's, and the line says so.
+    expect(formatOutcome(first)).toMatch(/; simulated\)$/);
     const pd = out[3]!;
     expect(pd.status === 'ok' && pd.prediction.gpus).toBe(16);
     expect(formatOutcome(pd)).toMatch(/1P tp8 ep8 \/ 1D tp8 ep8 dp-attn conc=8: \d+ tok\/s\/GPU/);

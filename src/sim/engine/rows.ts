@@ -350,12 +350,21 @@ export function formatOutcome(o: PointOutcome): string {
   if (o.status === 'unsupported') return `${head}: unsupported: ${o.reason}`;
   if (o.status === 'error') return `${head}: error: ${o.reason}`;
   const p = o.prediction;
+  const s = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const notes = [
+    `median; ${s(p.gpus, 'GPU')}${p.preemptions > 0 ? `, ${s(p.preemptions, 'preemption')}` : ''}`,
+  ];
+  if (p.fold)
+    notes.push(
+      `queue folded: ${p.fold.users} users simulated, ${fmt(p.fold.queueMs)} ms queued ${p.fold.place === 'before-first-token' ? 'before' : 'after'} the first token`,
+    );
   const unsteady = unsteadyParts(p.halves);
+  if (unsteady.length > 0) notes.push(`unsteady: the window's halves differ by ${unsteady.join(', ')}`);
+  // Every figure here comes from the simulated engine, never from hardware: the line says so.
+  notes.push('simulated');
   return (
     `${head}: ${fmt(p.throughputPerGpu)} tok/s/GPU (${fmt(p.outputThroughputPerGpu)} output), ` +
     `${fmt(p.interactivity, 1)} tok/s/user, TTFT ${fmt(p.ttftMs.median)} ms, E2E ${fmt(p.e2eMs.median)} ms ` +
-    `(median; ${p.gpus} GPU${p.gpus === 1 ? '' : 's'}${p.preemptions > 0 ? `, ${p.preemptions} preemption${p.preemptions === 1 ? '' : 's'}` : ''}` +
-    `${p.fold ? `; queue folded: ${p.fold.users} users simulated, ${fmt(p.fold.queueMs)} ms queued ${p.fold.place === 'before-first-token' ? 'before' : 'after'} the first token` : ''}` +
-    `${unsteady.length > 0 ? `; unsteady: the window's halves differ by ${unsteady.join(', ')}` : ''})`
+    `(${notes.join('; ')})`
   );
 }
