@@ -131,3 +131,38 @@ describe('acceptance seeds of a cluster', () => {
     expect(tpots(0).median).toBe(tpots(0).median);
   });
 });
+
+describe('disaggregated co-simulation in virtual time', () => {
+  it('no prefill worker takes a request into a step that starts before the request arrived', () => {
+    // Two prefill workers: a returning user (submitted from inside the decode worker's step, at its end)
+    // can be routed to one whose clock is behind that time.
+    const one: SimSetup = { model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'h100', precision: 'fp8' };
+    for (const choice of ['exact', 'auto'] as const) {
+      const cluster = new DisaggCluster(
+        { prefill: { workers: 2, setup: one }, decode: { workers: 1, setup: one } },
+        {},
+        {},
+        choice,
+      );
+      const sentAt = new Map<string, number>();
+      const submit = cluster.submit.bind(cluster);
+      cluster.submit = (req, atMs, route) => {
+        sentAt.set(req.id, atMs ?? 0);
+        return submit(req, atMs, route);
+      };
+      let early = 0;
+      let seen = 0;
+      for (const e of cluster.prefill) {
+        const finish = e.hooks.onFinish!;
+        e.hooks.onFinish = (id, info) => {
+          seen++;
+          if (info.arrivalMs < sentAt.get(id)! - 1e-9) early++;
+          finish(id, info);
+        };
+      }
+      closedLoop(cluster, { concurrency: 48, isl: 2048, osl: 64, measured: 400 });
+      expect(seen, choice).toBeGreaterThan(400);
+      expect(early, choice).toBe(0);
+    }
+  });
+});

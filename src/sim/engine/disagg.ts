@@ -81,6 +81,12 @@ export class DisaggCluster extends PacedEngines {
   private sent = 0;
   private all: StepEngine[] = [];
   private readonly live = new Map<string, Live>();
+  /**
+   * Virtual time with closed arrivals: requests submitted for a time some busy worker has not reached, held
+   * until every worker's clock has (nextEvent), earliest first.
+   */
+  private readonly arrivals = new MinHeap<{ live: Live; atMs: number }>();
+  private held = 0;
   /** Requests arrive only from a closed loop's finishes (closed-loop.ts): workers may skip decode steps. */
   closedArrivals: { minPromptTokens: number } | null = null;
   /** Under closed arrivals, the soonest after its clock a KV transfer can follow from each worker (reachMs). */
@@ -165,8 +171,36 @@ export class DisaggCluster extends PacedEngines {
       throw new SimRequestError(
         `prompt (${req.promptTokens}) + max tokens (${req.maxTokens}) exceeds a decode worker's KV cache of ${room} tokens`,
       );
-    this.live.set(req.id, { req, route, transferring: false });
+    const live: Live = { req, route, transferring: false };
+    this.live.set(req.id, live);
     const worker = pick(this.prefill, this.routers.prefill, req.id, route);
+    // A closed loop submits from inside a worker's step, at its end. A busy prefill worker whose clock is
+    // behind that time would take the request into a step that starts before it arrived: the request is
+    // held as an event until every clock has reached it (nextEvent), and routed then. Its KV lands at least
+    // its prefill and the handoff's fixed cost after it.
+    if (this.closedArrivals && atMs !== undefined && !this.pacer && worker.hasWork() && worker.nowMs < atMs) {
+      this.arrivals.push(atMs, this.held++, { live, atMs });
+      this.arrivesFrom(atMs + this.reachMs().prefillMs + KV_TRANSFER_LATENCY_MS);
+      return atMs;
+    }
+    const arrival = this.toPrefill(live, atMs, worker);
+    if (this.closedArrivals) this.arrivesFrom(arrival + this.reachMs().prefillMs + KV_TRANSFER_LATENCY_MS);
+    this.wake();
+    return arrival;
+  }
+
+  /** Requests held until the clocks reach their arrival (closed arrivals in virtual time). */
+  get heldArrivals(): number {
+    return this.arrivals.size;
+  }
+
+  /** Queues a request on a prefill worker (by default the one its router, or the least load, picks). */
+  private toPrefill(
+    live: Live,
+    atMs: number | undefined,
+    worker = pick(this.prefill, this.routers.prefill, live.req.id, live.route),
+  ): number {
+    const req = live.req;
     if (atMs !== undefined && !this.pacer) worker.advanceTo(atMs);
     // Built field by field: spreading the request made a slow, shape-varying copy (the matrix's hottest line).
     const prefill: SimRequest = {
@@ -177,11 +211,7 @@ export class DisaggCluster extends PacedEngines {
       ignoreEos: true,
     };
     if (req.prefixHashes) prefill.prefixHashes = req.prefixHashes;
-    const arrival = worker.submit(prefill, atMs);
-    // Its KV lands at least its prefill and the handoff's fixed cost after its arrival (see nextEvent).
-    if (this.closedArrivals) this.arrivesFrom(arrival + this.reachMs().prefillMs + KV_TRANSFER_LATENCY_MS);
-    this.wake();
-    return arrival;
+    return worker.submit(prefill, atMs);
   }
 
   abort(id: string): boolean {
@@ -196,7 +226,7 @@ export class DisaggCluster extends PacedEngines {
   }
 
   hasWork(): boolean {
-    return this.inTransfer > 0 || this.all.some((e) => e.hasWork());
+    return this.inTransfer > 0 || this.arrivals.size > 0 || this.all.some((e) => e.hasWork());
   }
 
   /** Sums over the workers (KV usage: the decode pool's, where the KV of running requests lives). */
@@ -328,6 +358,15 @@ export class DisaggCluster extends PacedEngines {
     // Entries of requests aborted meanwhile are dropped here.
     while (this.transfers.size > 0 && !this.transfers.top()!.live.transferring) this.transfers.pop();
     const t = this.transfers.top();
+    const a = this.arrivals.top();
+    if (a && (engine === null || a.atMs <= engine.nowMs) && (!t || a.atMs <= t.landsMs)) {
+      this.arrivals.pop();
+      if (this.live.get(a.live.req.id) === a.live) {
+        const arrival = this.toPrefill(a.live, a.atMs);
+        this.arrivesFrom(arrival + this.reachMs().prefillMs + KV_TRANSFER_LATENCY_MS);
+      }
+      return true;
+    }
     if (t && (engine === null || t.landsMs <= engine.nowMs)) {
       this.transfers.pop();
       t.live.transferring = false;
@@ -343,6 +382,7 @@ export class DisaggCluster extends PacedEngines {
     if (this.closedArrivals && at >= this.prefill.length && engine.quietUntilMs !== undefined) {
       const reach = this.reachMs().ms;
       let quiet = t ? t.landsMs : Number.POSITIVE_INFINITY;
+      if (a) quiet = Math.min(quiet, a.atMs + this.reachMs().prefillMs + KV_TRANSFER_LATENCY_MS);
       for (let i = 0; i < this.all.length; i++) {
         const e = this.all[i]!;
         if (i !== at && e.hasWork()) quiet = Math.min(quiet, e.nowMs + reach[i]!);

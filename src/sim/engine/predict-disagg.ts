@@ -69,7 +69,7 @@ export function predictDisagg(
   const probeAt = Math.max(PROBE_COMPLETIONS, Math.ceil(conc / 8));
   const probe = (finished: number) => {
     if (decided) return false;
-    const queued = sumQueued(cluster.prefill) + sumQueued(cluster.decode);
+    const queued = sumQueued(cluster.prefill) + sumQueued(cluster.decode) + cluster.heldArrivals;
     if (queued === 0 || finished >= probeAt) decided = true;
     if (queued > 0 && finished >= probeAt) users = foldedUsers(conc, conc - queued);
     return users < conc;
@@ -84,11 +84,15 @@ export function predictDisagg(
     let preemptedBefore = -1;
     const watch = () => {
       if (preemptedBefore < 0) preemptedBefore = cluster.gauges().preemptionsTotal;
-      let n = 0;
+      // A request held until the clocks reach its arrival is bound for the prefill pool's shortest queue.
+      const held = cluster.heldArrivals;
+      let n = held;
+      let shortest = Number.POSITIVE_INFINITY;
       for (const e of cluster.prefill) {
-        pre.see(e.queued);
+        shortest = Math.min(shortest, e.queued);
         n += e.queued;
       }
+      pre.see(shortest + held);
       for (const e of cluster.decode) {
         dec.see(e.queued);
         n += e.queued;

@@ -23,10 +23,11 @@ import { type WindowHalves, windowHalves } from './window-halves.ts';
  *
  * Warm-up: the first `concurrency` completions (every client has cycled once, so the all-at-once start has
  * spread out) are discarded. Measurement: the next `measureRequests` completions (defaultMeasured: whole
- * cycles of the users, two up to 4096 completions and one above, at least 16). Throughput is output tokens emitted inside the measured window
- * over its length; total throughput adds the measured requests' input tokens in proportion (ISL/OSL per
- * request), as the reference's total_token_throughput does. Interactivity is 1000 / median TPOT, TPOT = (E2E − TTFT) /
- * (output − 1) per request, the reference's `median_intvty`.
+ * cycles of the users, two up to 4096 completions and one above, at least 16). Throughput is output tokens
+ * emitted inside the measured window over its length; total throughput adds the measured requests' input
+ * tokens in proportion (ISL/OSL per request), as the reference's total_token_throughput does. Interactivity
+ * is 1000 / median TPOT, TPOT = (E2E − TTFT) / (output − 1) per request, the reference's `median_intvty`.
+ * The window's two halves are compared (window-halves.ts) and the result says how far apart they are.
  */
 
 export interface PredictConfig extends SimSetup {
