@@ -89,8 +89,11 @@ export class DisaggCluster extends PacedEngines {
   private held = 0;
   /** Requests arrive only from a closed loop's finishes (closed-loop.ts): workers may skip decode steps. */
   closedArrivals: { minPromptTokens: number } | null = null;
-  /** Under closed arrivals, the soonest after its clock a KV transfer can follow from each worker (reachMs). */
-  private reach: { of: { minPromptTokens: number }; ms: Float64Array; prefillMs: number } | null = null;
+  /**
+   * Under closed arrivals (reachMs): the soonest after its clock a KV transfer can follow from each worker,
+   * and after a request's arrival its KV can land.
+   */
+  private reach: { of: { minPromptTokens: number }; ms: Float64Array; afterArrivalMs: number } | null = null;
 
   constructor(
     setup: DisaggSetup,
@@ -180,11 +183,11 @@ export class DisaggCluster extends PacedEngines {
     // its prefill and the handoff's fixed cost after it.
     if (this.closedArrivals && atMs !== undefined && !this.pacer && worker.hasWork() && worker.nowMs < atMs) {
       this.arrivals.push(atMs, this.held++, { live, atMs });
-      this.arrivesFrom(atMs + this.reachMs().prefillMs + KV_TRANSFER_LATENCY_MS);
+      this.arrivesFrom(atMs + this.reachMs().afterArrivalMs);
       return atMs;
     }
     const arrival = this.toPrefill(live, atMs, worker);
-    if (this.closedArrivals) this.arrivesFrom(arrival + this.reachMs().prefillMs + KV_TRANSFER_LATENCY_MS);
+    if (this.closedArrivals) this.arrivesFrom(arrival + this.reachMs().afterArrivalMs);
     this.wake();
     return arrival;
   }
@@ -287,7 +290,7 @@ export class DisaggCluster extends PacedEngines {
    * back with a new prompt), plus the handoff's fixed cost. A prefix cache computes fewer tokens and
    * DP-attention spreads a step's prompts over ranks: there a prefill is bounded by one one-token step.
    */
-  private reachMs(): { ms: Float64Array; prefillMs: number } {
+  private reachMs(): { ms: Float64Array; afterArrivalMs: number } {
     const of = this.closedArrivals!;
     if (this.reach?.of === of) return this.reach;
     const step = (r: ResolvedSim, tokens: number) =>
@@ -303,7 +306,7 @@ export class DisaggCluster extends PacedEngines {
       const decode = i >= this.prefill.length;
       ms[i] = (decode ? step(this.decodeResolved, 1) + prefillMs : step(pre, 1)) + KV_TRANSFER_LATENCY_MS;
     }
-    this.reach = { of, ms, prefillMs };
+    this.reach = { of, ms, afterArrivalMs: prefillMs + KV_TRANSFER_LATENCY_MS };
     return this.reach;
   }
 
@@ -362,8 +365,7 @@ export class DisaggCluster extends PacedEngines {
     if (a && (engine === null || a.atMs <= engine.nowMs) && (!t || a.atMs <= t.landsMs)) {
       this.arrivals.pop();
       if (this.live.get(a.live.req.id) === a.live) {
-        const arrival = this.toPrefill(a.live, a.atMs);
-        this.arrivesFrom(arrival + this.reachMs().prefillMs + KV_TRANSFER_LATENCY_MS);
+        this.arrivesFrom(this.toPrefill(a.live, a.atMs) + this.reachMs().afterArrivalMs);
       }
       return true;
     }
@@ -380,12 +382,12 @@ export class DisaggCluster extends PacedEngines {
     // comes back), no sooner than that worker's reach (reachMs); one submitted or prefilled during this step
     // lowers the horizon as it goes (arrivesFrom). Before the horizon this worker may skip decode steps.
     if (this.closedArrivals && at >= this.prefill.length && engine.quietUntilMs !== undefined) {
-      const reach = this.reachMs().ms;
+      const reach = this.reachMs();
       let quiet = t ? t.landsMs : Number.POSITIVE_INFINITY;
-      if (a) quiet = Math.min(quiet, a.atMs + this.reachMs().prefillMs + KV_TRANSFER_LATENCY_MS);
+      if (a) quiet = Math.min(quiet, a.atMs + reach.afterArrivalMs);
       for (let i = 0; i < this.all.length; i++) {
         const e = this.all[i]!;
-        if (i !== at && e.hasWork()) quiet = Math.min(quiet, e.nowMs + reach[i]!);
+        if (i !== at && e.hasWork()) quiet = Math.min(quiet, e.nowMs + reach.ms[i]!);
       }
       engine.quietUntilMs = quiet;
     }

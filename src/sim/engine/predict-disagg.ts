@@ -1,13 +1,8 @@
 import { closedLoop, type LoopResult } from './closed-loop.ts';
 import { DisaggCluster, type DisaggSetup } from './disagg.ts';
 import type { EngineChoice } from './fast-engine.ts';
-import {
-  defaultMeasured,
-  latencyStats,
-  PredictError,
-  type PredictMethod,
-  type PredictResult,
-} from './predict.ts';
+import { latencyStats } from './latency.ts';
+import { defaultMeasured, PredictError, type PredictMethod, type PredictResult } from './predict.ts';
 import { foldedUsers, foldWaitMs, foldWarmup, type QueueFold, QueueWatch } from './queue-fold.ts';
 import { windowHalves } from './window-halves.ts';
 
@@ -148,16 +143,12 @@ function halvesOf(r: LoopResult) {
   if (n === 0) return null;
   return windowHalves(
     r.finishMs[n - 1]! - r.windowMs,
-    r.finishMs.map((finishMs, i) => {
-      const out = r.outputs[i]!;
-      const ttftMs = r.ttftMs[i]!;
-      return {
-        finishMs,
-        outputTokens: out,
-        ttftMs,
-        tpotMs: out > 1 ? (r.e2eMs[i]! - ttftMs) / (out - 1) : null,
-      };
-    }),
+    r.finishMs.map((finishMs, i) => ({
+      finishMs,
+      outputTokens: r.outputs[i]!,
+      ttftMs: r.ttftMs[i]!,
+      e2eMs: r.e2eMs[i]!,
+    })),
   );
 }
 

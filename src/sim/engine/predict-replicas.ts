@@ -1,4 +1,5 @@
-import type { LatencyStats, PredictResult } from './predict.ts';
+import type { LatencyStats } from './latency.ts';
+import type { PredictResult } from './predict.ts';
 
 /**
  * The prediction for an aggregated pool: `replicas` identical engines behind a router that balances their

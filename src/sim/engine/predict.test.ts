@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSimEngine } from './config.ts';
-import { defaultMeasured, latencyStats, type PredictConfig, predictPoint } from './predict.ts';
+import { latencyStats } from './latency.ts';
+import { defaultMeasured, type PredictConfig, predictPoint } from './predict.ts';
 import { Prng } from './prng.ts';
 
 const llama = { model: 'llama3.1-8b', hardware: 'h100', isl: 1024, osl: 256 } as const;

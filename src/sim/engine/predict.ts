@@ -3,6 +3,7 @@ import { resolveSim, type SimSetup } from './config.ts';
 import { type EngineHooks, SimEngine } from './engine.ts';
 import { type EngineChoice, fastEngineFor, useFastEngine } from './fast-engine.ts';
 import { BLOCK_SIZE } from './kv-cache.ts';
+import { type LatencyStats, latencyStats } from './latency.ts';
 import { Prng } from './prng.ts';
 import {
   foldedUsers,
@@ -65,13 +66,6 @@ export interface PredictConfig extends SimSetup {
 
 export type PredictMethod = 'steady' | 'as-measured';
 
-export interface LatencyStats {
-  mean: number;
-  median: number;
-  p90: number;
-  p99: number;
-}
-
 export interface PredictResult {
   gpus: number;
   concurrency: number;
@@ -106,22 +100,6 @@ export interface PredictResult {
 
 export class PredictError extends InfxError {
   override name = 'PredictError';
-}
-
-/** Linear-interpolated percentile (NumPy's default), as the reference client computes. */
-export function percentile(sorted: ArrayLike<number>, p: number): number {
-  if (sorted.length === 0) return 0;
-  const k = ((sorted.length - 1) * p) / 100;
-  const f = Math.floor(k);
-  const lo = sorted[f]!;
-  return f + 1 < sorted.length ? lo + (k - f) * (sorted[f + 1]! - lo) : lo;
-}
-
-export function latencyStats(values: readonly number[]): LatencyStats {
-  // A typed array sorts numerically in native code: the same order as a comparator sort, much faster.
-  const s = Float64Array.from(values).sort();
-  const mean = s.reduce((a, b) => a + b, 0) / Math.max(1, s.length);
-  return { mean, median: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99) };
 }
 
 interface Done {
@@ -203,12 +181,7 @@ export function predictPoint(config: PredictConfig): PredictResult {
     ? null
     : windowHalves(
         loop.windowStartMs,
-        done.map((d) => ({
-          finishMs: d.finishMs,
-          outputTokens: d.osl,
-          ttftMs: d.ttft,
-          tpotMs: d.osl > 1 ? (d.e2e - d.ttft) / (d.osl - 1) : null,
-        })),
+        done.map((d) => ({ finishMs: d.finishMs, outputTokens: d.osl, ttftMs: d.ttft, e2eMs: d.e2e })),
       );
   const gpus = resolved.gpus;
   const outTput = loop.tokens / (windowMs / 1000);

@@ -9,7 +9,8 @@ function stream(n: number, gapMs: (i: number) => number, ttft: (i: number) => nu
   let t = 0;
   for (let i = 0; i < n; i++) {
     t += gapMs(i);
-    out.push({ finishMs: t, outputTokens: 100, ttftMs: ttft(i), tpotMs: 20 });
+    // TPOT 20 ms: E2E − TTFT over the 99 tokens after the first.
+    out.push({ finishMs: t, outputTokens: 100, ttftMs: ttft(i), e2eMs: ttft(i) + 99 * 20 });
   }
   return out;
 }

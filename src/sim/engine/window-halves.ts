@@ -1,3 +1,5 @@
+import { percentile } from './latency.ts';
+
 /**
  * How steady a steady-method window was: its figures from the first and from the second half of its
  * completions, as |second / first − 1|. In a steady state both halves measure the same thing and the gaps
@@ -14,13 +16,12 @@ export interface WindowHalves {
   ttftMedian: number;
 }
 
-/** One measured completion, in finish order. */
+/** One measured completion, in finish order (its TPOT is (E2E − TTFT) / (output − 1), as the window's). */
 export interface Completion {
   finishMs: number;
   outputTokens: number;
   ttftMs: number;
-  /** Null for a one-token request. */
-  tpotMs: number | null;
+  e2eMs: number;
 }
 
 /**
@@ -65,20 +66,13 @@ function half(done: readonly Completion[], from: number, to: number, startMs: nu
     const c = done[i]!;
     tokens += c.outputTokens;
     ttft[i - from] = c.ttftMs;
-    if (c.tpotMs !== null) tpot.push(c.tpotMs);
+    if (c.outputTokens > 1) tpot.push((c.e2eMs - c.ttftMs) / (c.outputTokens - 1));
   }
   const ms = done[to - 1]!.finishMs - startMs;
-  const tpotMedian = median(Float64Array.from(tpot));
+  const tpotMedian = percentile(Float64Array.from(tpot).sort(), 50);
   return {
     rate: ms > 0 ? tokens / ms : 0,
     intv: tpotMedian > 0 ? 1000 / tpotMedian : 0,
-    ttft: median(ttft),
+    ttft: percentile(ttft.sort(), 50),
   };
-}
-
-function median(xs: Float64Array): number {
-  if (xs.length === 0) return 0;
-  xs.sort();
-  const m = xs.length >> 1;
-  return xs.length % 2 === 1 ? xs[m]! : (xs[m - 1]! + xs[m]!) / 2;
 }
