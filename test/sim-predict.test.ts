@@ -30,31 +30,30 @@ describe('infx sim predict', () => {
   });
 
   it('says when its window is unsteady: the halves of the window disagree (JSON: halves)', async () => {
-    // DeepSeek-R1 8k/1k on 4×MI355X at 16 users: the users' prefills come round in a wave, so throughput
-    // differs by more than 10 % between the window's two cycles.
-    const mi355x = {
+    // DeepSeek-R1 8k/1k with MTP on 8×B300 at 512 users: the prefills come round in a wave, so median TTFT
+    // differs by more than 50 % between the window's two cycles.
+    const b300 = {
       ...row,
-      model: 'amd/DeepSeek-R1-0528-MXFP4-Preview',
-      precision: 'fp4',
-      runner: 'mi355x',
+      runner: 'b300',
       isl: 8192,
       osl: 1024,
-      tp: 4,
+      tp: 8,
       'max-model-len': 9472,
-      conc: 16,
+      'spec-decoding': 'mtp',
+      conc: 512,
     };
-    const text = await cli([], JSON.stringify([mi355x]));
+    const text = await cli([], JSON.stringify([b300]));
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/unsteady: the window's halves differ by throughput \d+ %/);
+    expect(text.stdout).toMatch(/unsteady: the window's halves differ by median TTFT \d+ %/);
     type Out = { prediction: { halves: { throughput: number; ttftMedian: number } | null } };
     const [unsteady] = JSON.parse(
-      (await cli(['--format', 'json'], JSON.stringify([mi355x]))).stdout,
+      (await cli(['--format', 'json'], JSON.stringify([b300]))).stdout,
     ) as Out[];
-    expect(unsteady!.prediction.halves!.throughput).toBeGreaterThan(0.1);
+    expect(unsteady!.prediction.halves!.ttftMedian).toBeGreaterThan(0.5);
     const [steady] = JSON.parse(
       (await cli(['--format', 'json'], JSON.stringify([{ ...row, conc: 4 }]))).stdout,
     ) as Out[];
-    expect(steady!.prediction.halves!.throughput).toBeLessThan(0.1);
+    expect(steady!.prediction.halves!.ttftMedian).toBeLessThan(0.5);
     expect((await cli([], JSON.stringify([{ ...row, conc: 4 }]))).stdout).not.toMatch(/unsteady/);
   });
 

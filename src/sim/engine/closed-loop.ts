@@ -28,8 +28,7 @@ export interface LoopResult {
   /** The output tokens of each request of tpotMs, in its order. */
   tpotOutputs: number[];
   e2eMs: number[];
-  /** Each measured completion's finish time and output tokens, in the order of ttftMs. */
-  finishMs: number[];
+  /** Each measured completion's output tokens, in the order of ttftMs. */
   outputs: number[];
   outputTokens: number;
   inputTokens: number;
@@ -72,7 +71,6 @@ export function closedLoop(
     tpotMs: [],
     tpotOutputs: [],
     e2eMs: [],
-    finishMs: [],
     outputs: [],
     outputTokens: 0,
     inputTokens: 0,
@@ -105,7 +103,6 @@ export function closedLoop(
         const first = s.first ?? info.finishMs;
         out.ttftMs.push(first - s.at);
         out.e2eMs.push(info.finishMs - s.at);
-        out.finishMs.push(info.finishMs);
         out.outputs.push(info.outputTokens);
         if (info.outputTokens > 1) {
           out.tpotMs.push((info.finishMs - first) / (info.outputTokens - 1));

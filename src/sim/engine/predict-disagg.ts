@@ -139,16 +139,8 @@ export function predictDisagg(
 
 /** The window's halves (window-halves.ts), after any fold's wait was added. */
 function halvesOf(r: LoopResult) {
-  const n = r.finishMs.length;
-  if (n === 0) return null;
   return windowHalves(
-    r.finishMs[n - 1]! - r.windowMs,
-    r.finishMs.map((finishMs, i) => ({
-      finishMs,
-      outputTokens: r.outputs[i]!,
-      ttftMs: r.ttftMs[i]!,
-      e2eMs: r.e2eMs[i]!,
-    })),
+    r.outputs.map((outputTokens, i) => ({ outputTokens, ttftMs: r.ttftMs[i]!, e2eMs: r.e2eMs[i]! })),
   );
 }
 

@@ -107,7 +107,6 @@ interface Done {
   osl: number;
   ttft: number;
   e2e: number;
-  finishMs: number;
 }
 
 /**
@@ -179,10 +178,7 @@ export function predictPoint(config: PredictConfig): PredictResult {
   const { done, windowMs, engine } = loop;
   const halves = asMeasured
     ? null
-    : windowHalves(
-        loop.windowStartMs,
-        done.map((d) => ({ finishMs: d.finishMs, outputTokens: d.osl, ttftMs: d.ttft, e2eMs: d.e2e })),
-      );
+    : windowHalves(done.map((d) => ({ outputTokens: d.osl, ttftMs: d.ttft, e2eMs: d.e2e })));
   const gpus = resolved.gpus;
   const outTput = loop.tokens / (windowMs / 1000);
   const sumIsl = done.reduce((a, d) => a + d.isl, 0);
@@ -213,7 +209,6 @@ export function predictPoint(config: PredictConfig): PredictResult {
 
 interface SteadyRun {
   done: Done[];
-  windowStartMs: number;
   windowMs: number;
   /** Output tokens generated inside the window. */
   tokens: number;
@@ -269,7 +264,6 @@ function steadyLoop(
           osl: info.outputTokens,
           ttft: info.firstTokenMs! - info.arrivalMs,
           e2e: info.finishMs - info.arrivalMs,
-          finishMs: info.finishMs,
         });
         if (completions === warmup + measure) {
           windowEnd = info.finishMs;
@@ -309,7 +303,6 @@ function steadyLoop(
   }
   return {
     done,
-    windowStartMs: windowStart,
     windowMs: windowEnd - windowStart,
     tokens: tokensAtEnd - tokensAtStart,
     preemptions: engine.gauges().preemptionsTotal - preemptionsAtStart,

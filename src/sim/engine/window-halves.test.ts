@@ -3,59 +3,36 @@ import { predictPoint } from './predict.ts';
 import { predictDisagg } from './predict-disagg.ts';
 import { type Completion, unsteadyParts, windowHalves } from './window-halves.ts';
 
-/** `n` completions every `gapMs`, of `tokens` output tokens, TTFT and TPOT given per completion index. */
-function stream(n: number, gapMs: (i: number) => number, ttft: (i: number) => number): Completion[] {
-  const out: Completion[] = [];
-  let t = 0;
-  for (let i = 0; i < n; i++) {
-    t += gapMs(i);
-    // TPOT 20 ms: E2E − TTFT over the 99 tokens after the first.
-    out.push({ finishMs: t, outputTokens: 100, ttftMs: ttft(i), e2eMs: ttft(i) + 99 * 20 });
-  }
-  return out;
+/** `n` completions of 100 output tokens at 20 ms TPOT, TTFT given per completion index. */
+function stream(n: number, ttft: (i: number) => number): Completion[] {
+  // E2E − TTFT: the 99 tokens after the first, 20 ms each.
+  return Array.from({ length: n }, (_, i) => ({
+    outputTokens: 100,
+    ttftMs: ttft(i),
+    e2eMs: ttft(i) + 99 * 20,
+  }));
 }
 
 describe('window halves', () => {
   it('a steady stream: the halves agree; nothing is called unsteady', () => {
-    const h = windowHalves(
-      0,
-      stream(
-        64,
-        () => 10,
-        () => 200,
-      ),
-    )!;
+    const h = windowHalves(stream(64, () => 200))!;
     expect(h.throughput).toBeLessThan(1e-9);
     expect(h.interactivity).toBeLessThan(1e-9);
     expect(h.ttftMedian).toBeLessThan(1e-9);
     expect(unsteadyParts(h)).toEqual([]);
   });
 
-  it('a second half that finishes at half the rate with twice the TTFT is measured and worded', () => {
-    const h = windowHalves(
-      0,
-      stream(
-        64,
-        (i) => (i < 32 ? 10 : 20),
-        (i) => (i < 32 ? 200 : 400),
-      ),
-    )!;
-    expect(h.throughput).toBeCloseTo(0.5, 6);
-    expect(h.ttftMedian).toBeCloseTo(1, 6);
-    expect(unsteadyParts(h)).toEqual(['throughput 50 %', 'median TTFT 100 %']);
+  it('a second half whose requests queue 2 s before their first token: half the rate per user, measured and worded', () => {
+    // E2E 2000 ms, then 4000 ms: by Little's law the same users complete tokens at half the rate.
+    const h = windowHalves(stream(64, (i) => (i < 32 ? 20 : 2020)))!;
+    expect(h.throughput).toBeCloseTo(0.5, 9);
+    expect(h.interactivity).toBeLessThan(1e-9);
+    expect(h.ttftMedian).toBeCloseTo(100, 9);
+    expect(unsteadyParts(h)).toEqual(['throughput 50 %', 'median TTFT 10000 %']);
   });
 
   it('gives nothing for fewer than 16 completions', () => {
-    expect(
-      windowHalves(
-        0,
-        stream(
-          15,
-          () => 10,
-          () => 200,
-        ),
-      ),
-    ).toBeNull();
+    expect(windowHalves(stream(15, () => 200))).toBeNull();
     expect(unsteadyParts(null)).toEqual([]);
   });
 

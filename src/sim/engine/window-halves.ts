@@ -9,7 +9,11 @@ import { percentile } from './latency.ts';
  */
 
 export interface WindowHalves {
-  /** Output tokens of the completions in each half over that half's time. */
+  /**
+   * Output tokens per user-second of each half: its completions' output tokens over the sum of their E2E
+   * latencies. By Little's law a closed loop's throughput is its users over the mean E2E, so this follows
+   * the throughput without timing the half, whose edges fall wherever a completion happens to.
+   */
   throughput: number;
   /** 1000 / median TPOT of each half's completions. */
   interactivity: number;
@@ -18,7 +22,6 @@ export interface WindowHalves {
 
 /** One measured completion, in finish order (its TPOT is (E2E − TTFT) / (output − 1), as the window's). */
 export interface Completion {
-  finishMs: number;
   outputTokens: number;
   ttftMs: number;
   e2eMs: number;
@@ -27,18 +30,18 @@ export interface Completion {
 /**
  * Gaps above which a prediction is called unsteady: throughput and interactivity, median TTFT. A gap of 10 %
  * leaves the window's mean some 5 % from either half's; median TTFT moves more with the wave (queues come and
- * go), so it gets a wider one. On the fixture matrix 227 of the 1,221 predicted points pass one or more.
+ * go), so it gets a wider one. On the fixture matrix 38 of the 1,221 predicted points pass one or more.
  */
 export const UNSTEADY = { rate: 0.1, ttft: 0.5 } as const;
 
 /** Fewer completions than this make halves too small to compare: null. */
 const MIN_COMPLETIONS = 16;
 
-export function windowHalves(windowStartMs: number, done: readonly Completion[]): WindowHalves | null {
+export function windowHalves(done: readonly Completion[]): WindowHalves | null {
   if (done.length < MIN_COMPLETIONS) return null;
   const mid = done.length >> 1;
-  const a = half(done, 0, mid, windowStartMs);
-  const b = half(done, mid, done.length, done[mid - 1]!.finishMs);
+  const a = half(done, 0, mid);
+  const b = half(done, mid, done.length);
   const gap = (x: number, y: number) => (x > 0 && Number.isFinite(x) ? Math.abs(y / x - 1) : 0);
   return {
     throughput: gap(a.rate, b.rate),
@@ -58,20 +61,21 @@ export function unsteadyParts(h: WindowHalves | null): string[] {
   return parts;
 }
 
-function half(done: readonly Completion[], from: number, to: number, startMs: number) {
+function half(done: readonly Completion[], from: number, to: number) {
   let tokens = 0;
+  let e2e = 0;
   const ttft = new Float64Array(to - from);
   const tpot: number[] = [];
   for (let i = from; i < to; i++) {
     const c = done[i]!;
     tokens += c.outputTokens;
+    e2e += c.e2eMs;
     ttft[i - from] = c.ttftMs;
     if (c.outputTokens > 1) tpot.push((c.e2eMs - c.ttftMs) / (c.outputTokens - 1));
   }
-  const ms = done[to - 1]!.finishMs - startMs;
   const tpotMedian = percentile(Float64Array.from(tpot).sort(), 50);
   return {
-    rate: ms > 0 ? tokens / ms : 0,
+    rate: e2e > 0 ? tokens / e2e : 0,
     intv: tpotMedian > 0 ? 1000 / tpotMedian : 0,
     ttft: percentile(ttft.sort(), 50),
   };
