@@ -46,15 +46,24 @@ describe('infx sim predict', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/unsteady: the window's halves differ by median TTFT \d+ %/);
     type Out = { prediction: { halves: { throughput: number; ttftMedian: number } | null } };
-    const [unsteady] = JSON.parse(
-      (await cli(['--format', 'json'], JSON.stringify([b300]))).stdout,
-    ) as Out[];
+    const [unsteady] = JSON.parse((await cli(['--format', 'json'], JSON.stringify([b300]))).stdout) as Out[];
     expect(unsteady!.prediction.halves!.ttftMedian).toBeGreaterThan(0.5);
     const [steady] = JSON.parse(
       (await cli(['--format', 'json'], JSON.stringify([{ ...row, conc: 4 }]))).stdout,
     ) as Out[];
     expect(steady!.prediction.halves!.ttftMedian).toBeLessThan(0.5);
     expect((await cli([], JSON.stringify([{ ...row, conc: 4 }]))).stdout).not.toMatch(/unsteady/);
+  });
+
+  it('refuses a point that would simulate more than 4,194,304 requests, naming the row and what to lower', async () => {
+    const huge = await cli([], JSON.stringify([{ ...row, conc: 3_000_000 }]));
+    expect(huge.code).toBe(1);
+    expect(huge.stdout + huge.stderr).toMatch(
+      /row 0: conc 3000000 needs 6000000 requests.*at most 4194304 \(lower the concurrency\)/,
+    );
+    const prompts = await cli(['--as-measured', '--num-prompts', '5000000'], JSON.stringify([row]));
+    expect(prompts.code).toBe(1);
+    expect(prompts.stdout + prompts.stderr).toMatch(/--num-prompts = 5000000 requests.*or --num-prompts/);
   });
 
   it('--exact runs the full co-simulation: the same figures without spec decoding; --fast conflicts with it', async () => {

@@ -7,7 +7,13 @@ import { type SimSetup, SimSetupError } from './config.ts';
 import type { DisaggSetup } from './disagg.ts';
 import { engineFamily, frameworkProfile, type KvCacheDtype, schedulerProfile } from './engine-profile.ts';
 import type { EngineChoice } from './fast-engine.ts';
-import { PredictError, type PredictMethod, type PredictResult, predictPoint } from './predict.ts';
+import {
+  defaultMeasured,
+  PredictError,
+  type PredictMethod,
+  type PredictResult,
+  predictPoint,
+} from './predict.ts';
 import { predictDisagg } from './predict-disagg.ts';
 import { predictReplicas } from './predict-replicas.ts';
 import type { SpecDecodingConfig } from './spec-decode.ts';
@@ -313,6 +319,27 @@ export function matrixPoints(doc: unknown): MatrixPoint[] {
   });
 }
 
+/**
+ * The most requests one point may simulate. Time and memory grow with them (1,000,000 users, two million
+ * requests steady: about a minute and 1.8 GB on one core), so a mistyped concurrency or --num-prompts gets
+ * an error, not a machine out of memory.
+ */
+export const MAX_SIMULATED_REQUESTS = 4_194_304;
+
+/** Refuses a point that would simulate more than MAX_SIMULATED_REQUESTS. */
+function checkRequests(row: number, conc: number, opts: PredictRowsOptions): void {
+  const asMeasured = opts.method === 'as-measured';
+  // Steady: one warm-up completion per user, then the window; as measured: the prompts.
+  const n = asMeasured ? (opts.numPrompts ?? 10 * conc) : conc + defaultMeasured(conc);
+  if (n <= MAX_SIMULATED_REQUESTS) return;
+  const what = asMeasured
+    ? `${opts.numPrompts !== undefined ? '--num-prompts' : '10 × conc'} = ${n} requests`
+    : `conc ${conc} needs ${n} requests (a warm-up and a window of whole cycles)`;
+  throw new RowsError(
+    `row ${row}: ${what}; a point simulates at most ${MAX_SIMULATED_REQUESTS} (lower the concurrency${asMeasured ? ' or --num-prompts' : ''})`,
+  );
+}
+
 /** One point's outcome: catalog, setup and row errors become `error` outcomes (callers exit non-zero). */
 export function predictMatrixPoint(p: MatrixPoint, opts: PredictRowsOptions = {}): PointOutcome {
   const c = p.conc;
@@ -323,6 +350,7 @@ export function predictMatrixPoint(p: MatrixPoint, opts: PredictRowsOptions = {}
     if (id.conc === null || id.conc < 1) {
       throw new RowsError(`row ${p.index}: 'conc' must be an integer >= 1 or a list of them`);
     }
+    checkRequests(p.index, id.conc, opts);
     return predictRowPoint(p.row, id, opts);
   } catch (err) {
     const known = [CatalogError, SimSetupError, PredictError, RowsError].some((E) => err instanceof E);
