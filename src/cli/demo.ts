@@ -81,7 +81,7 @@ async function demo(f: DemoFlags, io: CliIO, version: string): Promise<number> {
   }
   // The demo's results are stored as unofficial (they are simulated): open the view that shows them.
   io.stdout(
-    `infx demo: the dashboard is at ${server.url}/?status=unofficial, the agentic replay at ${server.url}/agentic?status=unofficial  (Ctrl-C to stop)\n`,
+    `infx demo: the dashboard is at ${server.url}?status=unofficial, the agentic replay at ${server.url}agentic?status=unofficial  (Ctrl-C to stop)\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
