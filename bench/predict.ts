@@ -14,14 +14,16 @@
  * without speculative decoding. Beside it, the full co-simulation's own seed-to-seed spread on the same
  * points (seed 1 against seed 0, through `same`, which gives exact's results): draws that are not exact's
  * own cannot agree more closely than that. Then queue folding: the points the default folded, timed and
- * compared again with every user simulated (`--no-fold`). Last, the CLI on the whole matrix, wall time, on one thread and on
- * its default (one thread per core).
+ * compared again with every user simulated (`--no-fold`). Then how many windows are unsteady
+ * (window-halves.ts). Last, the CLI on the whole matrix, wall time, on one thread and on its default (one
+ * thread per core).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type PointOutcome, predictRows } from '../src/sim/engine/rows.ts';
+import { UNSTEADY, unsteadyParts, type WindowHalves } from '../src/sim/engine/window-halves.ts';
 
 const root = resolve(import.meta.dirname ?? '.', '..');
 const repo = existsSync(join(process.cwd(), 'bin/infx.js')) ? process.cwd() : root;
@@ -232,6 +234,21 @@ if (folded.length > 0) {
         `${within}/${folded.length} within ${AGREEMENT * 100} %`,
     );
   });
+}
+
+// Window halves (window-halves.ts): how many default predictions call their window unsteady, and on what.
+{
+  const halves = predicted.flatMap(({ o }) =>
+    o.status === 'ok' && o.prediction.halves ? [{ o, h: o.prediction.halves }] : [],
+  );
+  const unsteady = halves.filter(({ h }) => unsteadyParts(h).length > 0);
+  const disagg = unsteady.filter(({ o }) => o.pools !== null).length;
+  const by = (k: keyof WindowHalves, limit: number) => halves.filter(({ h }) => h[k] > limit).length;
+  console.log(
+    `window halves: ${unsteady.length} of ${halves.length} predictions unsteady (${disagg} disaggregated); ` +
+      `throughput > ${UNSTEADY.rate * 100} %: ${by('throughput', UNSTEADY.rate)}, interactivity: ` +
+      `${by('interactivity', UNSTEADY.rate)}, median TTFT > ${UNSTEADY.ttft * 100} %: ${by('ttftMedian', UNSTEADY.ttft)}`,
+  );
 }
 
 // The CLI on the whole matrix, wall time from start to exit (process start, reading, writing included):
