@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tmpDir } from '../../test/helpers.ts';
 import type { EngineLaunch, EngineProcess } from '../schema/engine-launch.ts';
+import { processStartTicks } from './groups.ts';
 import { allocatePort, releasePort } from './ports.ts';
 import {
   EngineStartError,
@@ -40,14 +41,32 @@ const launch = (processes: EngineProcess[], baseUrl = 'http://127.0.0.1:9'): Eng
   servedModel: 'm',
 });
 
-/** Running, not a zombie waiting for a (possibly slow) init to reap it. */
-const alive = (pid: number) => {
+/**
+ * The process that had this pid at `startTicks` is still running, not a zombie waiting for a (possibly slow)
+ * init to reap it. The start time matters: with a pid_max of 32,768 and a test suite that spawns thousands of
+ * processes, a reaped pid can be handed to a new process before it is checked.
+ */
+const alive = (pid: number, startTicks: number | null) => {
   try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    if (/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) return false;
   } catch {
     return false;
   }
+  return processStartTicks(pid) === startTicks;
 };
+
+async function waitForFile(path: string): Promise<string> {
+  for (let i = 0; i < 500; i++) {
+    try {
+      const text = readFileSync(path, 'utf8');
+      if (text.endsWith('\n')) return text;
+    } catch {
+      // Not written yet.
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${path} was not written within 10 s`);
+}
 
 function listen(
   server: { listen: (port: number, host: string, cb: () => void) => unknown; address: () => unknown },
@@ -94,12 +113,16 @@ describe('engine processes', () => {
       ),
     ]);
     const engine = await startEngine(l, { cwd: dir, logPath: log });
-    const [pid] = engine.pids();
-    await new Promise((r) => setTimeout(r, 300));
+    const pid = engine.pids()[0] as number;
+    // The child's pid is written after the trap is set: from then on SIGTERM is ignored, however slow the host.
+    const childPid = Number(await waitForFile(join(dir, 'child.pid')));
+    const ticks = [processStartTicks(pid), processStartTicks(childPid)];
+    expect(alive(pid, ticks[0] ?? null)).toBe(true);
+    expect(alive(childPid, ticks[1] ?? null)).toBe(true);
     const { forced } = await engine.stop(300);
     expect(forced).toBe(true);
-    expect(alive(pid as number)).toBe(false);
-    expect(alive(Number(readFileSync(join(dir, 'child.pid'), 'utf8')))).toBe(false);
+    expect(alive(pid, ticks[0] ?? null)).toBe(false);
+    expect(alive(childPid, ticks[1] ?? null)).toBe(false);
     const text = readFileSync(log, 'utf8');
     expect(text).toContain('=== infx: starting server: bash -c');
     expect(text).toContain('hello from yaml');
