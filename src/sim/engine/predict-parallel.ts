@@ -52,7 +52,12 @@ export async function predictRowsParallel(
       w.postMessage({ type: 'batch', indices } satisfies ToPredictWorker);
     };
     for (let i = 0; i < threads; i++) {
-      const w = new Worker(run.script, { workerData: { doc, opts } satisfies PredictWorkerInit });
+      // A larger young generation: a point's requests live for a whole cycle of its users, so a small one
+      // copies them on every scavenge (the whole matrix on 2 threads: 4.4 s -> 4.2 s).
+      const w = new Worker(run.script, {
+        workerData: { doc, opts } satisfies PredictWorkerInit,
+        resourceLimits: { maxYoungGenerationSizeMb: 96 },
+      });
       workers.push(w);
       w.on('message', (m: FromPredictWorker) => {
         if (m.type === 'error') return fail(m.message);
