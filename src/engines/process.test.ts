@@ -1,9 +1,10 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tmpDir } from '../../test/helpers.ts';
+import { eventually } from '../../test/sweep-helpers.ts';
 import type { EngineLaunch, EngineProcess } from '../schema/engine-launch.ts';
 import { processStartTicks } from './groups.ts';
 import { allocatePort, releasePort } from './ports.ts';
@@ -46,7 +47,7 @@ const launch = (processes: EngineProcess[], baseUrl = 'http://127.0.0.1:9'): Eng
  * init to reap it. The start time matters: with a pid_max of 32,768 and a test suite that spawns thousands of
  * processes, a reaped pid can be handed to a new process before it is checked.
  */
-const alive = (pid: number, startTicks: number | null) => {
+const alive = (pid: number, startTicks: number) => {
   try {
     if (/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) return false;
   } catch {
@@ -54,19 +55,6 @@ const alive = (pid: number, startTicks: number | null) => {
   }
   return processStartTicks(pid) === startTicks;
 };
-
-async function waitForFile(path: string): Promise<string> {
-  for (let i = 0; i < 500; i++) {
-    try {
-      const text = readFileSync(path, 'utf8');
-      if (text.endsWith('\n')) return text;
-    } catch {
-      // Not written yet.
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`${path} was not written within 10 s`);
-}
 
 function listen(
   server: { listen: (port: number, host: string, cb: () => void) => unknown; address: () => unknown },
@@ -115,14 +103,19 @@ describe('engine processes', () => {
     const engine = await startEngine(l, { cwd: dir, logPath: log });
     const pid = engine.pids()[0] as number;
     // The child's pid is written after the trap is set: from then on SIGTERM is ignored, however slow the host.
-    const childPid = Number(await waitForFile(join(dir, 'child.pid')));
-    const ticks = [processStartTicks(pid), processStartTicks(childPid)];
-    expect(alive(pid, ticks[0] ?? null)).toBe(true);
-    expect(alive(childPid, ticks[1] ?? null)).toBe(true);
+    const pidFile = join(dir, 'child.pid');
+    expect(await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'))).toBe(
+      true,
+    );
+    const childPid = Number(readFileSync(pidFile, 'utf8'));
+    const pidTicks = processStartTicks(pid) ?? Number.NaN;
+    const childTicks = processStartTicks(childPid) ?? Number.NaN;
+    expect(alive(pid, pidTicks)).toBe(true);
+    expect(alive(childPid, childTicks)).toBe(true);
     const { forced } = await engine.stop(300);
     expect(forced).toBe(true);
-    expect(alive(pid, ticks[0] ?? null)).toBe(false);
-    expect(alive(childPid, ticks[1] ?? null)).toBe(false);
+    expect(alive(pid, pidTicks)).toBe(false);
+    expect(alive(childPid, childTicks)).toBe(false);
     const text = readFileSync(log, 'utf8');
     expect(text).toContain('=== infx: starting server: bash -c');
     expect(text).toContain('hello from yaml');
