@@ -5,12 +5,8 @@ import { DEFAULT_RESERVE_GIB, GIB, weightBytesPerRank } from '../../catalog/memo
 import { resolveSim, type SimSetup } from './config.ts';
 import { frameworkProfile } from './engine-profile.ts';
 import { explainPoint, formatExplain } from './explain.ts';
-import {
-  ALLREDUCE_LATENCY_US,
-  allReduceLatencyUs,
-  PerfModel,
-  TRT_ALLREDUCE_LATENCY_US,
-} from './perf-model.ts';
+import { ALLREDUCE_LATENCY_US, allReduceLatencyUs, TRT_ALLREDUCE_LATENCY_US } from './perf-constants.ts';
+import { PerfModel } from './perf-model.ts';
 import { setupOfRow } from './rows.ts';
 
 /** KV-cache dtype and memory split per framework (issue 21, part 1), and `sim predict --explain`'s figures. */
@@ -87,6 +83,8 @@ describe('token budget per framework', () => {
     );
     expect(lines).toContain('token budget: 8192 per step for prefill chunks (decodes outside it)');
     expect(lines).toContain('divided among 8 DP ranks');
+    // Each rank prefills at most its share, 1024 tokens: the explained chunk is one rank's.
+    expect(lines).toMatch(/prefill: 1 seq × 1024 tokens .*runs on one of 8 ranks/);
   });
 
   it("SGLang: the chunk's default follows the GPU's memory, as server_args.py sets it", () => {
@@ -194,7 +192,15 @@ describe('memory split per framework', () => {
 });
 
 describe('all-reduce latency per engine family', () => {
-  const decode = { tokens: 8, pairs: 8 * 4096, prefillPairs: 0, kvTokens: 8 * 4096, seqs: 8 };
+  const decode = {
+    tokens: 8,
+    pairs: 8 * 4096,
+    prefillPairs: 0,
+    prefillTokens: 0,
+    prefillChunks: 0,
+    kvTokens: 8 * 4096,
+    seqs: 8,
+  };
   const stepMs = (r: Record<string, unknown>) => {
     const perf = resolveSim(single(r)).perf;
     return perf.stepTimeTotals({ ...decode }, 0);

@@ -74,6 +74,8 @@ export interface PhaseExplain {
   binding: Binding;
   /** Decode: the batch the KV cache allows, when it is below the users one engine serves. */
   kvLimitedSeqs: number | null;
+  /** Prefill with DP-attention: the chunk runs on one of this many ranks, which wait for it. */
+  oneOfRanks?: number;
 }
 
 export interface PointExplain {
@@ -170,7 +172,8 @@ export function explainPoint(
   });
   const pre = resolved[0]!;
   const dec = resolved[resolved.length - 1]!;
-  const chunk = Math.min(isl, pre.r.engineOptions.maxNumBatchedTokens ?? 8192);
+  const o = pre.r.engineOptions;
+  const chunk = Math.min(isl, o.maxNumBatchedTokens ?? 8192, o.maxChunkTokens ?? Number.POSITIVE_INFINITY);
   const prefill = pre.r.perf.breakdown([{ newTokens: chunk, context: 0 }]);
   const width = 1 + (dec.r.engineOptions.spec?.draftTokens ?? 0);
   const context = isl + Math.floor(osl / 2);
@@ -197,6 +200,7 @@ export function explainPoint(
         breakdown: prefill,
         binding: binding(prefill),
         kvLimitedSeqs: null,
+        ...(pre.setup.dpAttn && (pre.setup.tp ?? 1) > 1 ? { oneOfRanks: pre.setup.tp } : {}),
       },
       {
         phase: 'decode',
@@ -282,6 +286,9 @@ export function formatExplain(e: PointExplain): string[] {
         `(compute ${f2(b.computeMs)}, memory ${f2(b.memoryMs)}, comm ${f2(b.commMs)}, ` +
         `fixed ${f2(b.floorMs + b.overheadMs + b.draftMs)}) — bound by ${p.binding}` +
         (p.kvLimitedSeqs !== null ? `; the KV cache caps the batch at ${p.kvLimitedSeqs} seqs` : '') +
+        (p.oneOfRanks
+          ? `; with DP-attention a request's chunk runs on one of ${p.oneOfRanks} ranks, at most its share of the budget, and the others wait for it`
+          : '') +
         (p.aboveCudaGraphs
           ? `; ${p.aboveCudaGraphs.batch} ${p.aboveCudaGraphs.unit} per rank is above the CUDA graph ceiling (${p.aboveCudaGraphs.ceiling}): the engine runs those steps without graphs, slower than this estimate (not modelled)`
           : ''),

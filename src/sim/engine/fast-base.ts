@@ -49,6 +49,8 @@ export function fastEngineSupports(opts: EngineOptions): boolean {
 export abstract class FastBase implements StepEngine {
   readonly maxNumSeqs: number;
   readonly maxNumBatchedTokens: number;
+  /** EngineOptions.maxChunkTokens (+Infinity: the budget alone; the fast engine always chunks). */
+  protected readonly maxChunk: number;
   /** Whether decodes take from the token budget (EngineOptions.decodesInBudget). */
   protected readonly decodesInBudget: boolean;
   protected readonly numBlocks: number;
@@ -94,6 +96,7 @@ export abstract class FastBase implements StepEngine {
     this.free = opts.kvBlocks;
     this.maxNumSeqs = opts.maxNumSeqs ?? 256;
     this.maxNumBatchedTokens = opts.maxNumBatchedTokens ?? 8192;
+    this.maxChunk = opts.maxChunkTokens ?? Number.POSITIVE_INFINITY;
     this.decodesInBudget = opts.decodesInBudget ?? true;
     this.width = 1 + (opts.spec?.draftTokens ?? 0);
     this.al = opts.spec?.acceptanceLength ?? 1;
@@ -215,7 +218,15 @@ export abstract class FastBase implements StepEngine {
   /** The step in flight's scheduled prefills (reused: steps alternate begin, commit). */
   protected readonly batch: FSeq[] = [];
   /** The totals of the step being timed (reused). */
-  protected readonly scratch: BatchTotals = { tokens: 0, pairs: 0, prefillPairs: 0, kvTokens: 0, seqs: 0 };
+  protected readonly scratch: BatchTotals = {
+    tokens: 0,
+    pairs: 0,
+    prefillPairs: 0,
+    prefillTokens: 0,
+    prefillChunks: 0,
+    kvTokens: 0,
+    seqs: 0,
+  };
 
   step(): StepInfo | null {
     const info = this.beginStep();

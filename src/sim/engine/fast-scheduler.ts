@@ -74,7 +74,7 @@ export class FastScheduler extends FastBase {
             : w
           : outside
             ? 1
-            : Math.min(p.length - p.computed, budget);
+            : Math.min(p.length - p.computed, budget, this.maxChunk);
         if (n <= 0) continue;
         p.drafting = decoding && n > 1;
         const need = blocksOf(p.computed + n) - blocksOf(p.res);
@@ -104,7 +104,7 @@ export class FastScheduler extends FastBase {
     ) {
       const s = this.waiting[this.waitHead]!;
       const transferred = s.req.kvTransferred === true && s.preemptions === 0;
-      const n = transferred ? 1 : Math.min(s.length, budget);
+      const n = transferred ? 1 : Math.min(s.length, budget, this.maxChunk);
       if (n <= 0) break;
       const blocks = transferred ? blocksOf(s.length) : blocksOf(n);
       if (blocks > this.free) break;
@@ -140,6 +140,8 @@ export class FastScheduler extends FastBase {
     } else decodeTotals(totals, this.capP, this.capK, T, w, topK);
     totals.tokens = decodes * w;
     totals.seqs = decodes + batch.length;
+    totals.prefillTokens = 0;
+    totals.prefillChunks = 0;
     let prefill = 0;
     let drafting = w > 1 ? decodes : 0;
     for (const s of batch) {
@@ -149,7 +151,11 @@ export class FastScheduler extends FastBase {
       const pairs = n * Math.min(s.computed + (n + 1) / 2, topK);
       totals.pairs += pairs;
       // As PerfModel.breakdown tells them: an entry feeding more than the decode width is a prefill chunk.
-      if (n > w) totals.prefillPairs += pairs;
+      if (n > w) {
+        totals.prefillPairs += pairs;
+        totals.prefillTokens += n;
+        totals.prefillChunks++;
+      }
       totals.kvTokens += Math.min(s.computed + n, topK * n);
       if (s.drafting) drafting++;
     }

@@ -120,6 +120,8 @@ export function decodeTotals(
   K.advance(T);
   t.pairs = w * (P.uncBase + P.uncCount * T) + (P.uncCount * w * (w + 1)) / 2;
   t.prefillPairs = 0;
+  t.prefillTokens = 0;
+  t.prefillChunks = 0;
   if (P.capCount > 0) t.pairs += P.capCount * w * topK;
   t.kvTokens = K.uncBase + K.uncCount * T + K.uncCount * w;
   if (K.capCount > 0) t.kvTokens += K.capCount * topK * w;
@@ -136,5 +138,7 @@ export function eachTotals(t: BatchTotals, decs: readonly FSeq[], w: number, top
   }
   t.pairs = pairs;
   t.prefillPairs = 0;
+  t.prefillTokens = 0;
+  t.prefillChunks = 0;
   t.kvTokens = kv;
 }

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { accelerator, model } from '../../catalog/index.ts';
+import { weightSplit } from '../../catalog/memory.ts';
 import { expectedMaxOfNormals } from './dp-share.ts';
-import { ATTENTION_EFFICIENCY, GEMM_EFFICIENCY, MLA_DECODE_EFFICIENCY, PerfModel } from './perf-model.ts';
+import {
+  ATTENTION_EFFICIENCY,
+  GEMM_EFFICIENCY,
+  LINK_EFFICIENCY,
+  MLA_DECODE_EFFICIENCY,
+} from './perf-constants.ts';
+import { PerfModel } from './perf-model.ts';
 
 /**
  * DP-attention and expert parallelism in the step model: the busiest DP rank's share of the sequences (a
@@ -11,13 +18,14 @@ import { ATTENTION_EFFICIENCY, GEMM_EFFICIENCY, MLA_DECODE_EFFICIENCY, PerfModel
 
 const dsr1 = model('dsr1');
 const h200 = accelerator('h200');
-const perf = (par: { tp: number; ep: number; dpAttn: boolean }) =>
+const perf = (par: { tp: number; ep: number; dpAttn: boolean }, rankTokenBudget?: number) =>
   new PerfModel({
     model: dsr1,
     accelerator: h200,
     precision: 'fp8',
     kvPrecision: 'fp8',
     par: { ...par, pp: 1 },
+    ...(rankTokenBudget !== undefined ? { rankTokenBudget } : {}),
   });
 const dep8 = perf({ tp: 8, ep: 8, dpAttn: true });
 const tp8 = perf({ tp: 8, ep: 1, dpAttn: false });
@@ -49,6 +57,73 @@ describe('DP-attention load imbalance', () => {
     // routed experts their tokens touch, which grow with the tokens.
     expect(one.memoryMs).toBeGreaterThan(0);
     expect(eight.memoryMs / one.memoryMs).toBeLessThan(dep8.dpImbalance(8) * 1.6);
+  });
+});
+
+describe("DP-attention: a prefill chunk runs on its request's rank", () => {
+  const decodes = Array.from({ length: 128 }, () => ({ newTokens: 1, context: 2048 }));
+  const chunks = (n: number, tokens: number) =>
+    Array.from({ length: n }, () => ({ newTokens: tokens, context: 0 }));
+
+  it("puts a lone chunk's tokens on one rank; chunks filling every rank's budget add nothing", () => {
+    // One chunk on 8 ranks: the busiest holds all of it, 7/8 above the mean.
+    expect(dep8.prefillExcess(1024, 1)).toBeCloseTo(1024 - 128, 9);
+    // Eight chunks: the busiest rank of a seeded random assignment holds more than one.
+    const spread = dep8.prefillExcess(1024, 8);
+    expect(spread).toBeGreaterThan(0);
+    expect(spread).toBeLessThan(dep8.prefillExcess(1024, 1));
+    // A rank computes at most its budget: a step that gives every rank its full share is balanced.
+    expect(perf({ tp: 8, ep: 8, dpAttn: true }, 2048).prefillExcess(8 * 2048, 8)).toBe(0);
+  });
+
+  it("charges the busiest rank's extra tokens: its non-expert GEMMs, prefill attention and dispatch", () => {
+    const alone = dep8.breakdown([...decodes, ...chunks(1, 1024)]);
+    const even = dep8.breakdown([...decodes, ...chunks(8, 128)]);
+    // The same prompt tokens (fewer attention pairs when cut into 8) cost more as one chunk on one rank.
+    expect(alone.computeMs).toBeGreaterThan(even.computeMs);
+    expect(alone.commMs).toBeGreaterThan(even.commMs);
+    // Exactly: a rank budget of 128 tokens leaves no excess (the busiest holds the mean), so the difference
+    // is the 896 excess tokens' non-expert GEMMs, their share of the chunk's attention, and their dispatch.
+    const a = dsr1.attention;
+    const moe = dsr1.moe;
+    if (a.kind !== 'MLA' || !moe) throw new Error('DeepSeek-R1 is MoE with MLA');
+    const lone = dep8.breakdown(chunks(1, 1024));
+    const capped = perf({ tp: 8, ep: 8, dpAttn: true }, 128).breakdown(chunks(1, 1024));
+    const excess = 1024 - 128;
+    const routedActive = (weightSplit(dsr1).routedB * 1e9 * moe.activeExperts) / moe.experts;
+    const gemmRate = (h200.denseTflops.fp8 ?? 0) * 1e12 * GEMM_EFFICIENCY.fp8;
+    const attnRate = h200.denseTflops.bf16 * 1e12 * ATTENTION_EFFICIENCY;
+    const perPair =
+      (2 * (a.kvLoraRank / 4 + a.ropeHeadDim) + 2 * (a.kvLoraRank / 4)) * a.heads * dsr1.kvLayers;
+    const gemm = (2 * (dsr1.activeParamsB * 1e9 - routedActive) * excess) / gemmRate;
+    const attn = (perPair * 1024 * (1025 / 2) * excess) / 1024 / attnRate;
+    expect(lone.computeMs - capped.computeMs).toBeCloseTo((gemm + attn) * 1000, 9);
+    const link = h200.scaleUp.bandwidthGBs * 1e9 * LINK_EFFICIENCY;
+    const dispatch = (excess * moe.activeExperts * dsr1.hiddenSize * 3 * (7 / 8)) / link;
+    expect(lone.commMs - capped.commMs).toBeCloseTo(dispatch * 1000 * dsr1.layers, 9);
+  });
+
+  it('not on TensorRT-LLM, whose attention-DP balancer gives every rank a context at once', () => {
+    const trt = new PerfModel({
+      model: dsr1,
+      accelerator: h200,
+      precision: 'fp8',
+      kvPrecision: 'fp8',
+      par: { tp: 8, ep: 8, pp: 1, dpAttn: true },
+      family: 'trt',
+    });
+    const other = new PerfModel({ ...trt.setup, family: 'sglang' });
+    const step = [...decodes, ...chunks(1, 1024)];
+    expect(trt.breakdown(step).computeMs).toBeLessThan(other.breakdown(step).computeMs);
+    // With no prefill in the step the families differ only in the all-reduce latency, which DEP8 has none of.
+    expect(trt.breakdown(decodes).computeMs).toBe(other.breakdown(decodes).computeMs);
+  });
+
+  it('without DP-attention, or with no prefill in the step, is what it was', () => {
+    expect(dep8.breakdown(decodes)).toEqual(perf({ tp: 8, ep: 8, dpAttn: true }, 1).breakdown(decodes));
+    expect(tp8.breakdown(chunks(1, 1024))).toEqual(
+      perf({ tp: 8, ep: 1, dpAttn: false }, 1).breakdown(chunks(1, 1024)),
+    );
   });
 });
 
@@ -91,5 +166,37 @@ describe("MLA's decode attention", () => {
     const prefillGemm =
       (2 * dsr1.activeParamsB * 1e9 * 512) / 8 / ((h200.denseTflops.fp8 ?? 0) * 1e12 * GEMM_EFFICIENCY.fp8);
     expect(chunk.computeMs).toBeCloseTo((prefillAttn + prefillGemm) * 1000, 9);
+  });
+});
+
+describe('FP4 MoE checkpoints', () => {
+  it('run the routed experts at the FP4 rate and the rest (attention, shared experts) at FP8', () => {
+    const b200 = accelerator('b200');
+    const fp4 = (precision: 'fp4' | 'fp8') =>
+      new PerfModel({
+        model: dsr1,
+        accelerator: b200,
+        precision,
+        kvPrecision: 'fp8',
+        par: { tp: 8, ep: 1, pp: 1, dpAttn: false },
+      });
+    const moe = dsr1.moe!;
+    const routed = (weightSplit(dsr1).routedB * 1e9 * moe.activeExperts) / moe.experts;
+    const other = dsr1.activeParamsB * 1e9 - routed;
+    const rate = (p: 'fp4' | 'fp8') => (b200.denseTflops[p] ?? 0) * 1e12 * GEMM_EFFICIENCY[p];
+    // 4096 tokens of decode width (no attention pairs to speak of): the step's compute is its GEMMs.
+    const tokens = Array.from({ length: 4096 }, () => ({ newTokens: 1, context: 0 }));
+    const gemm = ((2 * 4096) / 8) * (other / rate('fp8') + routed / rate('fp4'));
+    const attnPairs = 4096 * 1;
+    const a = dsr1.attention;
+    if (a.kind !== 'MLA') throw new Error('DeepSeek-R1 is MLA');
+    const attn =
+      ((2 * (a.kvLoraRank + a.ropeHeadDim) + 2 * a.kvLoraRank) * a.heads * dsr1.kvLayers * attnPairs) /
+      8 /
+      (b200.denseTflops.bf16 * 1e12 * MLA_DECODE_EFFICIENCY);
+    expect(fp4('fp4').breakdown(tokens).computeMs).toBeCloseTo((gemm + attn) * 1000, 9);
+    // Slower than if every GEMM ran at FP4, faster than FP8 weights throughout.
+    expect(fp4('fp4').breakdown(tokens).computeMs).toBeLessThan(fp4('fp8').breakdown(tokens).computeMs);
+    expect(gemm).toBeGreaterThan(((2 * 4096) / 8) * ((other + routed) / rate('fp4')));
   });
 });

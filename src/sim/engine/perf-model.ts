@@ -9,6 +9,26 @@ import type { AcceleratorSpec, ModelSpec, Precision } from '../../schema/catalog
 import { CountMemo } from './count-memo.ts';
 import { busiestShare, expectedMaxOfNormals } from './dp-share.ts';
 import type { EngineFamily } from './engine-profile.ts';
+import {
+  ACT_BYTES,
+  ALLTOALL_LATENCY_US,
+  ATTENTION_EFFICIENCY,
+  allReduceLatencyUs,
+  DENSE_LEADING_LAYERS,
+  DISPATCH_COMBINE_BYTES,
+  DRAFT_FORWARD_OVERHEAD_MS,
+  DRAFT_MODEL_COST_FRACTION,
+  GEMM_EFFICIENCY,
+  LAYER_FLOOR_US,
+  LINK_EFFICIENCY,
+  MEM_BW_ACCELERATOR_FACTOR,
+  MEM_BW_EFFICIENCY,
+  MLA_DECODE_EFFICIENCY,
+  MTP_DRAFT_LAYER_EQUIV,
+  PER_SEQ_OVERHEAD_US,
+  PP_HOP_LATENCY_US,
+  STEP_OVERHEAD_MS,
+} from './perf-constants.ts';
 import type { SpecDecodingConfig } from './spec-decode.ts';
 
 /**
@@ -37,102 +57,6 @@ import type { SpecDecodingConfig } from './spec-decode.ts';
  * same as per stage × pp.
  */
 
-/**
- * Achieved fraction of peak HBM bandwidth by a whole decode step's weight and KV reads, end to end. Kernel
- * microbenchmarks reach 80–90 %, but served decode also pays for small GEMVs, poorly coalesced KV pages
- * and the gaps between kernels. docs/sim-fidelity.md: at 0.88 every bandwidth-bound dense point came out
- * 21–59 % too fast (P8, P9, P10); 0.70 brings them near ±25 % while the moderate-concurrency DeepSeek-R1
- * points (P1, P3, P4b, S1–S3, S7, S9) stay in band (calibration history there).
- */
-export const MEM_BW_EFFICIENCY = 0.7;
-/**
- * Per-accelerator multiplier on MEM_BW_EFFICIENCY, by `AcceleratorSpec.id`; absent ids use 1. MI300X's
- * served decode reaches a lower share of its 5.3 TB/s peak than the other parts: DeepSeek-R1 under SGLang
- * on 8×MI300X (docs/sim-fidelity.md P5a–c) is still 30–47 % too fast at 0.70 (experiment E9 there). 0.85
- * left P5a, P5c and O1e (405B on vLLM at 16 users) 26–28 % too fast; 0.80 is the least that brings the
- * calibration half's MI300X points in band (calibration history step 4). MI325X and MI355X have no such
- * evidence (P4, S8 fit without it).
- */
-export const MEM_BW_ACCELERATOR_FACTOR: Readonly<Record<string, number>> = { mi300x: 0.8 };
-/** Achieved fraction of dense peak by prefill GEMMs end to end (MFU of vLLM/SGLang prefill: ~40–60%). */
-export const GEMM_EFFICIENCY: Readonly<Record<Precision, number>> = { bf16: 0.6, fp8: 0.5, fp4: 0.4 };
-/** FlashAttention-2/3 forward reaches 50–75% of bf16 peak on long sequences; MLA and short chunks less. */
-export const ATTENTION_EFFICIENCY = 0.45;
-/**
- * MLA decode in its absorbed form (FlashMLA and the engines' MLA decode kernels) is a dense matrix product over
- * the latent: DeepSeek's FlashMLA reports up to 660 TFLOP/s compute-bound on an H800 SXM5 (989 TFLOP/s bf16
- * dense), about two thirds of peak; 0.6 leaves room for the paged, mixed-length batches of a served step.
- */
-export const MLA_DECODE_EFFICIENCY = 0.6;
-/** NCCL / custom all-reduce bus bandwidth as a fraction of the unidirectional link (nccl-tests: 70–80%). */
-export const LINK_EFFICIENCY = 0.7;
-/**
- * One small all-reduce within a node (one-shot custom all-reduce / NCCL LL protocol), µs, launch and sync
- * included. 12 µs left the TP4/TP8 dense decode points too fast; docs/sim-fidelity.md P9 (Llama-70B TP4,
- * H100/H200) and P10 (Llama-70B TP8, MI300X) fit at 20–25 µs. B200 with TensorRT-LLM's fused one-shot
- * all-reduce is faster: TRT_ALLREDUCE_LATENCY_US.
- */
-export const ALLREDUCE_LATENCY_US = 20;
-/**
- * The same all-reduce in TensorRT-LLM, µs: its one-shot kernel is fused with the residual add and RMSNorm that
- * follow it (AllReduceFusionOp) and launched with programmatic dependent launch, so most of the launch and
- * sync cost overlaps the neighbouring kernels. Fitted on the calibration half of docs/sim-fidelity.md
- * (Calibration history, step 3): the TensorRT-LLM points at low and moderate batch (P2a, S4a, S5a, N1e, N1g)
- * were 23–30 % too slow at 20 µs. The calibration half gains down to 5 µs (24 → 28 of 43); below that only
- * S5a moves (−24 → −22 % at 3 µs), and the value would no longer be the cost of a cross-GPU sync.
- */
-export const TRT_ALLREDUCE_LATENCY_US = 5;
-
-/** The small all-reduce latency of an engine family's kernels, µs. */
-export function allReduceLatencyUs(family: EngineFamily): number {
-  return family === 'trt' ? TRT_ALLREDUCE_LATENCY_US : ALLREDUCE_LATENCY_US;
-}
-/** One MoE all-to-all (DeepEP low-latency dispatch or combine): ~20–40 µs. */
-export const ALLTOALL_LATENCY_US = 25;
-/** One pipeline-stage hop (send/recv of activations). */
-export const PP_HOP_LATENCY_US = 20;
-/** Fixed per-step cost: scheduler, input preparation, CUDA-graph replay, sampling (async scheduling hides most). */
-export const STEP_OVERHEAD_MS = 0.3;
-/**
- * Per running sequence per step, µs: input tensors, sampling, detokenization, output processing, and the
- * per-sequence parts of the attention kernels that the roofline misses. Charged per attention-DP rank
- * (each rank handles seqs / dp of them in parallel). docs/sim-fidelity.md: 4 µs on the total left the batch
- * slope too flat once the MoE floor was lowered (P2b, P3a, P6 too fast; experiment E1), and charging the
- * total made P7 (DEP8, 7,168 sequences) −34 % (E4); 20 µs per rank is the middle of the 15–25 µs that E4/E8
- * found.
- */
-export const PER_SEQ_OVERHEAD_US = 20;
-/**
- * Per-layer kernel floors, µs. attention/denseFfn: small beside the weight reads of dense decode (Llama-3.1-8B
- * on one H100: 0.6 of ~7.9 ms per step; docs/sim-fidelity.md P8a measured 128 tok/s/user at batch 8). mla/moe: DeepSeek-R1 at batch 1–4 on late-2025 engines; the MoE floor was 140 µs (fitted to
- * ~40–70 tok/s/user on 8×H200), which made every low-concurrency DeepSeek-R1 point 10–34 % too slow in
- * docs/sim-fidelity.md (P1a, P2a, P4a, P11a/b, S4, S5, S8: 72–111 tok/s/user measured). 95 µs is the middle
- * of the 90–100 µs that fits them (experiments E1, E8). The MoE floor applies to MoE layers only; a MoE
- * model's leading dense layers (DENSE_LEADING_LAYERS) take the dense-FFN floor.
- */
-export const LAYER_FLOOR_US = { attention: 10, mla: 40, denseFfn: 8, moe: 95 } as const;
-/**
- * Leading dense-FFN layers of MoE models (`first_k_dense_replace` in the Hugging Face config), by catalog
- * model id. The catalog (src/catalog/models.ts) does not carry this count, so it is listed here for the
- * models whose value is public; other MoE models are treated as MoE in every layer (their floor errs slow by
- * at most a layer or two).
- */
-export const DENSE_LEADING_LAYERS: Readonly<Record<string, number>> = {
-  // config.json: first_k_dense_replace = 3 (61 layers: 3 dense + 58 MoE).
-  'deepseek-ai/DeepSeek-R1-0528': 3,
-  // Kimi K2 architecture: first_k_dense_replace = 1 (catalog source note: "61 layers (1 dense)").
-  'moonshotai/Kimi-K2.6': 1,
-};
-/** Activations travel in bf16; MoE dispatch in fp8 (1 B), combine in bf16 (2 B). */
-const ACT_BYTES = 2;
-const DISPATCH_COMBINE_BYTES = 3;
-/** MTP draft: one extra transformer layer plus the shared embedding/LM head, in layer equivalents. */
-export const MTP_DRAFT_LAYER_EQUIV = 1.5;
-/** A separate draft model's forward per draft token, as a fraction of the target's (e.g. EAGLE / 1B drafts). */
-export const DRAFT_MODEL_COST_FRACTION = 0.1;
-/** Launch/sampling cost of each draft forward. */
-export const DRAFT_FORWARD_OVERHEAD_MS = 0.05;
-
 export interface PerfSetup {
   model: ModelSpec;
   accelerator: AcceleratorSpec;
@@ -143,6 +67,12 @@ export interface PerfSetup {
   spec?: SpecDecodingConfig | null;
   /** The engine family running the model (engine-profile.ts); 'other' when not known. */
   family?: EngineFamily;
+  /**
+   * With DP-attention: the most prefill tokens one attention rank takes in a step (the engine's token budget
+   * over its DP ranks: SGLang divides --chunked-prefill-size among them, TensorRT-LLM's max_num_tokens is per
+   * rank). Absent: no per-rank cap.
+   */
+  rankTokenBudget?: number;
 }
 
 /** One sequence's work in a step: tokens fed now, and tokens already in its KV cache. */
@@ -157,6 +87,9 @@ export interface BatchTotals {
   pairs: number;
   /** Of `pairs`, those of prefill chunks (entries feeding more tokens than a decode step's width). */
   prefillPairs: number;
+  /** Of `tokens`, those of prefill chunks, and how many chunks (with DP-attention each lands on one rank). */
+  prefillTokens: number;
+  prefillChunks: number;
   kvTokens: number;
   seqs: number;
 }
@@ -207,12 +140,25 @@ export class PerfModel {
   private readonly stateBytesRank: number;
   private readonly topK: number;
   private readonly gemmRate: number;
+  /**
+   * The rate of the GEMMs outside the routed experts. FP4 MoE checkpoints quantize the routed experts only
+   * (the weights' memory split, catalog/memory.ts, keeps the rest at FP8), so those GEMMs run at the FP8 rate;
+   * otherwise gemmRate.
+   */
+  private readonly otherGemmRate: number;
   private readonly attnRate: number;
   private readonly bw: number;
   private readonly link: number;
   private readonly floorMs: number;
   private readonly allReduceUs: number;
   private readonly spec: SpecDecodingConfig | null;
+  private readonly rankTokenBudget: number;
+  /**
+   * TensorRT-LLM's attention-DP balancer (`attention_dp_config.enable_balance`, which the reference's
+   * TensorRT-LLM scripts set with DP-attention) holds context requests until every rank has one, so its
+   * prefills run on all ranks at once: no rank carries another's.
+   */
+  private readonly balancedPrefill: boolean;
 
   constructor(readonly setup: PerfSetup) {
     const { model: m, accelerator: acc, par } = setup;
@@ -255,6 +201,8 @@ export class PerfModel {
     this.topK = m.sparseAttentionTopK ?? Number.POSITIVE_INFINITY;
     const g = gemmTflops(acc, setup.precision);
     this.gemmRate = g.tflops * 1e12 * g.eff;
+    const og = otherBpp === routedBpp ? g : gemmTflops(acc, 'fp8');
+    this.otherGemmRate = og.tflops * 1e12 * og.eff;
     this.attnRate = acc.denseTflops.bf16 * 1e12 * ATTENTION_EFFICIENCY;
     this.decodeRate =
       acc.denseTflops.bf16 * 1e12 * (a.kind === 'MLA' ? MLA_DECODE_EFFICIENCY : ATTENTION_EFFICIENCY);
@@ -266,6 +214,8 @@ export class PerfModel {
     const ffnFloorUs = denseLayers * LAYER_FLOOR_US.denseFfn + (m.layers - denseLayers) * LAYER_FLOOR_US.moe;
     this.floorMs = (m.layers * attnFloor + ffnFloorUs) / 1000;
     this.spec = setup.spec ?? null;
+    this.rankTokenBudget = setup.rankTokenBudget ?? Number.POSITIVE_INFINITY;
+    this.balancedPrefill = setup.family === 'trt';
   }
 
   /** Step time in ms for the batch; `draftSeqs` sequences (decoding with spec decoding) also draft. */
@@ -277,6 +227,8 @@ export class PerfModel {
     let tokens = 0;
     let pairs = 0;
     let prefillPairs = 0;
+    let prefillTokens = 0;
+    let prefillChunks = 0;
     let kvTokens = 0;
     const topK = this.topK;
     for (const e of entries) {
@@ -286,10 +238,17 @@ export class PerfModel {
       const full = e.context + (n + 1) / 2;
       const p = n * Math.min(full, topK);
       pairs += p;
-      if (n > this.decodeWidth) prefillPairs += p;
+      if (n > this.decodeWidth) {
+        prefillPairs += p;
+        prefillTokens += n;
+        prefillChunks++;
+      }
       kvTokens += Math.min(e.context + n, topK * n);
     }
-    return this.breakdownTotals({ tokens, pairs, prefillPairs, kvTokens, seqs: entries.length }, draftSeqs);
+    return this.breakdownTotals(
+      { tokens, pairs, prefillPairs, prefillTokens, prefillChunks, kvTokens, seqs: entries.length },
+      draftSeqs,
+    );
   }
 
   /** Past tokens one query reads (sparse attention's top-k), +Infinity for dense attention. */
@@ -323,7 +282,7 @@ export class PerfModel {
   };
 
   private compute(totals: BatchTotals, draftSeqs: number): number {
-    const { tokens, pairs, prefillPairs, kvTokens, seqs } = totals;
+    const { tokens, pairs, prefillPairs, prefillTokens, prefillChunks, kvTokens, seqs } = totals;
     const out = this.parts;
     if (seqs === 0) {
       out.computeMs =
@@ -342,11 +301,30 @@ export class PerfModel {
     if (Number.isNaN(dp)) dp = this.bySeqs.put(seqs, 0, this.dpImbalance(seqs));
     let ex = this.byTokens.at(tokens, 0);
     if (Number.isNaN(ex)) ex = this.byTokens.put(tokens, 0, this.expertImbalance(tokens));
-    const gemmParams = this.activeParams + this.routedActiveParams * (ex - 1);
+    // Routed experts at the busiest EP rank's share (ex); the rest at its own rate where that differs.
+    const otherParams = this.activeParams - this.routedActiveParams;
+    const gemmS =
+      this.otherGemmRate === this.gemmRate
+        ? (2 * (this.activeParams + this.routedActiveParams * (ex - 1)) * tokens) / this.tp / this.gemmRate
+        : ((2 * tokens) / this.tp) *
+          (otherParams / this.otherGemmRate + (this.routedActiveParams * ex) / this.gemmRate);
     const attnS =
       (this.attnFlopsPerPair * prefillPairs) / this.attnRate +
       (this.attnFlopsPerDecodePair * (pairs - prefillPairs)) / this.decodeRate;
-    const computeS = (2 * gemmParams * tokens) / this.tp / this.gemmRate + (attnS * dp) / this.tp;
+    let computeS = gemmS + (attnS * dp) / this.tp;
+    // With DP-attention a prefill chunk runs on one attention rank, and every rank waits for the busiest at the
+    // next all-to-all: the busiest rank's prefill tokens above the mean add their non-expert GEMMs, their
+    // attention and their dispatch (the terms above spread them over every rank).
+    const excess =
+      this.dpA > 1 && prefillChunks > 0 && !this.balancedPrefill
+        ? this.prefillExcess(prefillTokens, prefillChunks)
+        : 0;
+    if (excess > 0) {
+      computeS +=
+        ((2 * otherParams * excess) / this.otherGemmRate +
+          (this.attnFlopsPerPair * prefillPairs * excess) / prefillTokens / this.attnRate) /
+        this.attnTp;
+    }
     let fraction = this.byTokens.at(tokens, 1);
     if (Number.isNaN(fraction)) fraction = this.byTokens.put(tokens, 1, this.expertFraction(tokens));
     const weightBytes = this.denseBytesRank + this.routedBytesRank * fraction;
@@ -354,6 +332,7 @@ export class PerfModel {
     const memoryS = memBytes / this.bw;
     let commMs = this.byTokens.at(tokens, 2);
     if (Number.isNaN(commMs)) commMs = this.byTokens.put(tokens, 2, this.commMs(tokens, ex));
+    if (excess > 0) commMs += this.dispatchMs(excess / this.attnTp);
     const coreMs = Math.max(computeS, memoryS) * 1000 + commMs + this.floorMs;
     let draftMs = 0;
     if (this.spec && draftSeqs > 0) {
@@ -396,6 +375,24 @@ export class PerfModel {
     const mean = f * perRank;
     const busiest = Math.min(perRank, mean + Math.sqrt(2 * mean * Math.log(this.ep)));
     return busiest / perRank;
+  }
+
+  /**
+   * The busiest DP-attention rank's prefill tokens above the mean of a step's `tokens` in `chunks` chunks: the
+   * chunks fall on ranks as a seeded random assignment would (busiestShare; one chunk: all on one rank), at most
+   * the rank's own token budget, which a full batch of queued prompts fills on every rank alike.
+   */
+  prefillExcess(tokens: number, chunks: number): number {
+    const mean = tokens / this.dpA;
+    const busiest = Math.min(mean * busiestShare(chunks, this.dpA), this.rankTokenBudget);
+    return Math.max(0, busiest - mean);
+  }
+
+  /** MoE dispatch and combine of `tokens` more tokens from one rank, every layer (no latency: same launch). */
+  private dispatchMs(tokens: number): number {
+    if (this.experts === 0 || this.ep <= 1) return 0;
+    const bytes = tokens * this.topExperts * this.hidden * DISPATCH_COMBINE_BYTES * ((this.ep - 1) / this.ep);
+    return (bytes / this.link) * 1000 * this.layers;
   }
 
   private allReduceMs(bytes: number, n: number): number {

@@ -63,6 +63,13 @@ export interface EngineOptions {
    * then needs no budget either.
    */
   decodesInBudget?: boolean;
+  /**
+   * The most prompt tokens one request computes in a step, where that is less than the budget: with
+   * DP-attention a request's chunk is its rank's share of the engine's budget (SGLang divides
+   * --chunked-prefill-size among the DP ranks, TensorRT-LLM's max_num_tokens is per rank). Default: the budget.
+   * Not applied with chunked prefill off.
+   */
+  maxChunkTokens?: number;
   chunkedPrefill?: boolean;
   prefixCaching?: boolean;
   /** A host-memory KV tier under the prefix cache (`kv-offloading: dram`); needs prefixCaching. */
