@@ -130,14 +130,6 @@ export function resolveSim(setup: SimSetup): ResolvedSim {
         `(${acc.memoryGiB} GiB × ${gpuMemoryUtilization}). Raise tp/pp or the memory utilization.`,
     );
   }
-  const maxNumBatchedTokens = positiveInt(
-    'max-num-batched-tokens',
-    setup.maxNumBatchedTokens,
-    DEFAULT_BATCHED_TOKENS,
-  );
-  // With DP-attention the engine's budget is the sum of its ranks' (engine-profile.ts): a request runs on one
-  // rank, so its chunk in a step is at most that rank's share.
-  const rankBudget = par.dpAttn && par.tp > 1 ? Math.max(1, Math.floor(maxNumBatchedTokens / par.tp)) : null;
   const perf = new PerfModel({
     model: m,
     accelerator: acc,
@@ -146,16 +138,18 @@ export function resolveSim(setup: SimSetup): ResolvedSim {
     par,
     spec: setup.spec ?? null,
     ...(setup.engineFamily ? { family: setup.engineFamily } : {}),
-    ...(rankBudget !== null ? { rankTokenBudget: rankBudget } : {}),
   });
   const hostKv = hostKvOf(setup, plan, perf.gpus);
   const engineOptions: EngineOptions = {
     timer: perf,
     kvBlocks,
     maxNumSeqs: positiveInt('max-num-seqs', setup.maxNumSeqs, 256),
-    maxNumBatchedTokens,
+    maxNumBatchedTokens: positiveInt(
+      'max-num-batched-tokens',
+      setup.maxNumBatchedTokens,
+      DEFAULT_BATCHED_TOKENS,
+    ),
     decodesInBudget: setup.decodesInBudget ?? true,
-    ...(rankBudget !== null ? { maxChunkTokens: rankBudget } : {}),
     chunkedPrefill: setup.chunkedPrefill ?? true,
     prefixCaching: setup.prefixCaching ?? false,
     hostKv,

@@ -48,8 +48,6 @@ export class SimEngine implements Paced, StepEngine {
   readonly blockSize = BLOCK_SIZE;
   readonly maxNumSeqs: number;
   readonly maxNumBatchedTokens: number;
-  /** EngineOptions.maxChunkTokens (+Infinity: the budget alone). */
-  private readonly maxChunk: number;
   private readonly decodesInBudget: boolean;
   private readonly pool: BlockPool;
   private readonly host: HostTier | null;
@@ -86,10 +84,6 @@ export class SimEngine implements Paced, StepEngine {
     this.pool = new BlockPool(opts.kvBlocks, host ? (hash) => host.store(hash) : undefined);
     this.maxNumSeqs = opts.maxNumSeqs ?? 256;
     this.maxNumBatchedTokens = opts.maxNumBatchedTokens ?? 8192;
-    this.maxChunk =
-      opts.chunkedPrefill === false
-        ? Number.POSITIVE_INFINITY
-        : (opts.maxChunkTokens ?? Number.POSITIVE_INFINITY);
     this.decodesInBudget = opts.decodesInBudget ?? true;
     if (opts.spec) validateSpec(opts.spec);
     this.sampler = opts.spec ? new AcceptanceSampler(opts.spec, new Prng(opts.seed ?? 0)) : null;
@@ -242,7 +236,7 @@ export class SimEngine implements Paced, StepEngine {
       const need = seq.length - seq.computed;
       const decoding = need === 1 && seq.output > 0;
       const w = 1 + this.draftTokens;
-      let n = decoding ? (inBudget ? Math.min(w, budget) : w) : Math.min(need, budget, this.maxChunk);
+      let n = decoding ? (inBudget ? Math.min(w, budget) : w) : Math.min(need, budget);
       if (!decoding && n < need && this.opts.chunkedPrefill === false) n = 0;
       if (n === 0) {
         i++;
@@ -292,7 +286,7 @@ export class SimEngine implements Paced, StepEngine {
       if (s.drafting) drafting++;
     }
     const kvLoadMs = this.loadMs;
-    const durationMs = this.opts.timer.stepTimeMs(entries, drafting) + kvLoadMs;
+    const durationMs = this.opts.timer.stepTimeMs(entries, drafting, this.waiting.length) + kvLoadMs;
     const info = {
       startMs: this.now,
       durationMs,
@@ -384,7 +378,7 @@ export class SimEngine implements Paced, StepEngine {
     const hostHit = this.host && hashes ? this.host.lookup(hashes, hit, maxHit - hit) : 0;
     const cached = (hit + hostHit) * BLOCK_SIZE;
     const need = seq.length - cached;
-    const n = Math.min(need, budget, this.maxChunk);
+    const n = Math.min(need, budget);
     if (n < need && this.opts.chunkedPrefill === false) return 0;
     const fresh = Math.ceil((cached + n) / BLOCK_SIZE) - hit;
     const usable = this.pool.numFree() - (hit > 0 ? this.pool.freeCachedAmong(hashes!, hit) : 0);

@@ -172,8 +172,7 @@ export function explainPoint(
   });
   const pre = resolved[0]!;
   const dec = resolved[resolved.length - 1]!;
-  const o = pre.r.engineOptions;
-  const chunk = Math.min(isl, o.maxNumBatchedTokens ?? 8192, o.maxChunkTokens ?? Number.POSITIVE_INFINITY);
+  const chunk = Math.min(isl, pre.r.engineOptions.maxNumBatchedTokens ?? 8192);
   const prefill = pre.r.perf.breakdown([{ newTokens: chunk, context: 0 }]);
   const width = 1 + (dec.r.engineOptions.spec?.draftTokens ?? 0);
   const context = isl + Math.floor(osl / 2);
@@ -287,7 +286,7 @@ export function formatExplain(e: PointExplain): string[] {
         `fixed ${f2(b.floorMs + b.overheadMs + b.draftMs)}) — bound by ${p.binding}` +
         (p.kvLimitedSeqs !== null ? `; the KV cache caps the batch at ${p.kvLimitedSeqs} seqs` : '') +
         (p.oneOfRanks
-          ? `; with DP-attention a request's chunk runs on one of ${p.oneOfRanks} ranks, at most its share of the budget, and the others wait for it`
+          ? `; with DP-attention a lone request's prefill runs on one of ${p.oneOfRanks} ranks, and the others wait for it`
           : '') +
         (p.aboveCudaGraphs
           ? `; ${p.aboveCudaGraphs.batch} ${p.aboveCudaGraphs.unit} per rank is above the CUDA graph ceiling (${p.aboveCudaGraphs.ceiling}): the engine runs those steps without graphs, slower than this estimate (not modelled)`

@@ -49,8 +49,6 @@ export function fastEngineSupports(opts: EngineOptions): boolean {
 export abstract class FastBase implements StepEngine {
   readonly maxNumSeqs: number;
   readonly maxNumBatchedTokens: number;
-  /** EngineOptions.maxChunkTokens (+Infinity: the budget alone; the fast engine always chunks). */
-  protected readonly maxChunk: number;
   /** Whether decodes take from the token budget (EngineOptions.decodesInBudget). */
   protected readonly decodesInBudget: boolean;
   protected readonly numBlocks: number;
@@ -96,7 +94,6 @@ export abstract class FastBase implements StepEngine {
     this.free = opts.kvBlocks;
     this.maxNumSeqs = opts.maxNumSeqs ?? 256;
     this.maxNumBatchedTokens = opts.maxNumBatchedTokens ?? 8192;
-    this.maxChunk = opts.maxChunkTokens ?? Number.POSITIVE_INFINITY;
     this.decodesInBudget = opts.decodesInBudget ?? true;
     this.width = 1 + (opts.spec?.draftTokens ?? 0);
     this.al = opts.spec?.acceptanceLength ?? 1;
@@ -224,6 +221,7 @@ export abstract class FastBase implements StepEngine {
     prefillPairs: 0,
     prefillTokens: 0,
     prefillChunks: 0,
+    queued: 0,
     kvTokens: 0,
     seqs: 0,
   };

@@ -5,9 +5,10 @@ import { resolveSim } from './config.ts';
 import { DisaggCluster } from './disagg.ts';
 import { SimEngine } from './engine.ts';
 import { FastEngine, useFastEngine } from './fast-engine.ts';
+import type { PerfModel } from './perf-model.ts';
 import { type PredictResult, predictPoint } from './predict.ts';
 import { predictDisagg } from './predict-disagg.ts';
-import type { EngineHooks } from './types.ts';
+import type { EngineOptions, StepEngine, StepTimer } from './types.ts';
 
 // These tests hold the engines to the co-simulation step for step: queue folding (a different loop, not a
 // different engine) is off here and tested in queue-fold.test.ts.
@@ -119,26 +120,40 @@ describe('the fast engine against the full co-simulation', () => {
     });
   }
 
-  it("DP-attention: the same predictions with prompts cut into the rank's share of the budget", () => {
-    // 2048 tokens over 8 ranks: a 1024-token prompt prefills in chunks of 256 on its rank.
+  it('DP-attention: the same predictions whether prompts queue behind the budget or not', () => {
+    // 2048 tokens a step: at 64 users of 1024-token prompts some wait (the step's prefill is spread over the
+    // ranks); alone, one rank carries it.
     const setup = { ...MODELS[3]!.setup, maxNumBatchedTokens: 2048 };
-    const o = resolveSim(setup).engineOptions;
-    expect(o.maxChunkTokens).toBe(256);
-    // A lone 1024-token prompt: four steps of 256 on its rank before its first token, on both engines.
-    for (const make of [(h: EngineHooks) => new SimEngine(o, h), (h: EngineHooks) => new FastEngine(o, h)]) {
-      let steps = 0;
-      let firstAt = -1;
-      // onToken fires inside the step that makes the token: the steps before it, plus that one.
-      const engine = make({ onToken: () => (firstAt = firstAt < 0 ? steps + 1 : firstAt) });
-      engine.submit({ id: 'a', promptTokens: 1024, maxTokens: 2, ignoreEos: true });
-      while (firstAt < 0 && engine.step()) steps++;
-      expect(firstAt).toBe(4);
-    }
     for (const concurrency of [1, 64]) {
       const w = { ...setup, isl: 1024, osl: 64, concurrency };
       // The fast engine's skipped decode steps can run past the window's last completion (a handful here).
-      expectSame(point(w), point({ ...w, engine: 'exact' }), `DP chunks conc ${concurrency}`, 8);
+      expectSame(point(w), point({ ...w, engine: 'exact' }), `DP conc ${concurrency}`, 8);
     }
+    // Both engines hand the step model the same queue length, step by step.
+    const o = resolveSim(setup).engineOptions;
+    const perf = o.timer as PerfModel;
+    const queues = (make: (opts: EngineOptions) => StepEngine) => {
+      const log: number[] = [];
+      const timer: StepTimer = {
+        attentionTopK: perf.attentionTopK,
+        stepTimeMs: (e, d, q = 0) => {
+          log.push(q);
+          return perf.stepTimeMs(e, d, q);
+        },
+        stepTimeTotals: (t, d) => {
+          log.push(t.queued);
+          return perf.stepTimeTotals(t, d);
+        },
+      };
+      const engine = make({ ...o, timer });
+      for (let i = 0; i < 32; i++)
+        engine.submit({ id: `r${i}`, promptTokens: 1024, maxTokens: 4, ignoreEos: true });
+      while (engine.step());
+      return log;
+    };
+    const exact = queues((opts) => new SimEngine(opts, {}));
+    expect(queues((opts) => new FastEngine(opts, {}))).toEqual(exact);
+    expect(Math.max(...exact)).toBe(30);
   });
 
   it('the same predictions at 4096 concurrent 8k/1k requests, where the KV cache binds', () => {

@@ -123,7 +123,7 @@ export class FastEngine extends FastScheduler {
     const transferred = s.req.kvTransferred === true && s.preemptions === 0;
     const blocked = transferred
       ? (inBudget && budget <= 0) || blocksOf(s.length) > this.free
-      : budget <= 0 || blocksOf(Math.min(s.length, budget, this.maxChunk)) > this.free;
+      : budget <= 0 || blocksOf(Math.min(s.length, budget)) > this.free;
     return blocked ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
   }
 

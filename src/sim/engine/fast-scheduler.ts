@@ -74,7 +74,7 @@ export class FastScheduler extends FastBase {
             : w
           : outside
             ? 1
-            : Math.min(p.length - p.computed, budget, this.maxChunk);
+            : Math.min(p.length - p.computed, budget);
         if (n <= 0) continue;
         p.drafting = decoding && n > 1;
         const need = blocksOf(p.computed + n) - blocksOf(p.res);
@@ -104,7 +104,7 @@ export class FastScheduler extends FastBase {
     ) {
       const s = this.waiting[this.waitHead]!;
       const transferred = s.req.kvTransferred === true && s.preemptions === 0;
-      const n = transferred ? 1 : Math.min(s.length, budget, this.maxChunk);
+      const n = transferred ? 1 : Math.min(s.length, budget);
       if (n <= 0) break;
       const blocks = transferred ? blocksOf(s.length) : blocksOf(n);
       if (blocks > this.free) break;
@@ -142,6 +142,7 @@ export class FastScheduler extends FastBase {
     totals.seqs = decodes + batch.length;
     totals.prefillTokens = 0;
     totals.prefillChunks = 0;
+    totals.queued = this.waiting.length - this.waitHead;
     let prefill = 0;
     let drafting = w > 1 ? decodes : 0;
     for (const s of batch) {

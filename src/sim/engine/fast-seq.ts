@@ -122,6 +122,7 @@ export function decodeTotals(
   t.prefillPairs = 0;
   t.prefillTokens = 0;
   t.prefillChunks = 0;
+  t.queued = 0;
   if (P.capCount > 0) t.pairs += P.capCount * w * topK;
   t.kvTokens = K.uncBase + K.uncCount * T + K.uncCount * w;
   if (K.capCount > 0) t.kvTokens += K.capCount * topK * w;
@@ -140,5 +141,6 @@ export function eachTotals(t: BatchTotals, decs: readonly FSeq[], w: number, top
   t.prefillPairs = 0;
   t.prefillTokens = 0;
   t.prefillChunks = 0;
+  t.queued = 0;
   t.kvTokens = kv;
 }

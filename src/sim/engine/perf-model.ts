@@ -67,12 +67,6 @@ export interface PerfSetup {
   spec?: SpecDecodingConfig | null;
   /** The engine family running the model (engine-profile.ts); 'other' when not known. */
   family?: EngineFamily;
-  /**
-   * With DP-attention: the most prefill tokens one attention rank takes in a step (the engine's token budget
-   * over its DP ranks: SGLang divides --chunked-prefill-size among them, TensorRT-LLM's max_num_tokens is per
-   * rank). Absent: no per-rank cap.
-   */
-  rankTokenBudget?: number;
 }
 
 /** One sequence's work in a step: tokens fed now, and tokens already in its KV cache. */
@@ -90,6 +84,12 @@ export interface BatchTotals {
   /** Of `tokens`, those of prefill chunks, and how many chunks (with DP-attention each lands on one rank). */
   prefillTokens: number;
   prefillChunks: number;
+  /**
+   * Requests still waiting after the step's admissions. With DP-attention a queue means every rank has
+   * prompts of its own to prefill (each rank schedules from its share of the arrivals), so the step's
+   * prefill work is spread; an empty one, that the chunks of this step are all there is.
+   */
+  queued: number;
   kvTokens: number;
   seqs: number;
 }
@@ -152,7 +152,6 @@ export class PerfModel {
   private readonly floorMs: number;
   private readonly allReduceUs: number;
   private readonly spec: SpecDecodingConfig | null;
-  private readonly rankTokenBudget: number;
   /**
    * TensorRT-LLM's attention-DP balancer (`attention_dp_config.enable_balance`, which the reference's
    * TensorRT-LLM scripts set with DP-attention) holds context requests until every rank has one, so its
@@ -214,16 +213,16 @@ export class PerfModel {
     const ffnFloorUs = denseLayers * LAYER_FLOOR_US.denseFfn + (m.layers - denseLayers) * LAYER_FLOOR_US.moe;
     this.floorMs = (m.layers * attnFloor + ffnFloorUs) / 1000;
     this.spec = setup.spec ?? null;
-    this.rankTokenBudget = setup.rankTokenBudget ?? Number.POSITIVE_INFINITY;
     this.balancedPrefill = setup.family === 'trt';
   }
 
   /** Step time in ms for the batch; `draftSeqs` sequences (decoding with spec decoding) also draft. */
-  stepTimeMs(entries: readonly BatchEntry[], draftSeqs = 0): number {
-    return this.breakdown(entries, draftSeqs).totalMs;
+  stepTimeMs(entries: readonly BatchEntry[], draftSeqs = 0, queued = 0): number {
+    return this.breakdown(entries, draftSeqs, queued).totalMs;
   }
 
-  breakdown(entries: readonly BatchEntry[], draftSeqs = 0): StepBreakdown {
+  /** `queued`: requests left waiting after this step's admissions (BatchTotals.queued). */
+  breakdown(entries: readonly BatchEntry[], draftSeqs = 0, queued = 0): StepBreakdown {
     let tokens = 0;
     let pairs = 0;
     let prefillPairs = 0;
@@ -246,7 +245,7 @@ export class PerfModel {
       kvTokens += Math.min(e.context + n, topK * n);
     }
     return this.breakdownTotals(
-      { tokens, pairs, prefillPairs, prefillTokens, prefillChunks, kvTokens, seqs: entries.length },
+      { tokens, pairs, prefillPairs, prefillTokens, prefillChunks, queued, kvTokens, seqs: entries.length },
       draftSeqs,
     );
   }
@@ -282,7 +281,7 @@ export class PerfModel {
   };
 
   private compute(totals: BatchTotals, draftSeqs: number): number {
-    const { tokens, pairs, prefillPairs, prefillTokens, prefillChunks, kvTokens, seqs } = totals;
+    const { tokens, pairs, prefillPairs, prefillTokens, prefillChunks, queued, kvTokens, seqs } = totals;
     const out = this.parts;
     if (seqs === 0) {
       out.computeMs =
@@ -316,7 +315,7 @@ export class PerfModel {
     // next all-to-all: the busiest rank's prefill tokens above the mean add their non-expert GEMMs, their
     // attention and their dispatch (the terms above spread them over every rank).
     const excess =
-      this.dpA > 1 && prefillChunks > 0 && !this.balancedPrefill
+      this.dpA > 1 && prefillChunks > 0 && queued === 0 && !this.balancedPrefill
         ? this.prefillExcess(prefillTokens, prefillChunks)
         : 0;
     if (excess > 0) {
@@ -378,14 +377,14 @@ export class PerfModel {
   }
 
   /**
-   * The busiest DP-attention rank's prefill tokens above the mean of a step's `tokens` in `chunks` chunks: the
-   * chunks fall on ranks as a seeded random assignment would (busiestShare; one chunk: all on one rank), at most
-   * the rank's own token budget, which a full batch of queued prompts fills on every rank alike.
+   * The busiest DP-attention rank's prefill tokens above the mean, for a step's `tokens` in `chunks` chunks
+   * with no prompt left waiting: the chunks fall on ranks as a seeded random assignment would (busiestShare;
+   * one chunk: all of it on one rank). A lone long prompt then costs what the engines spend on it: its rank
+   * prefills it in chunks of its share of the budget, over several steps, while the others wait.
    */
   prefillExcess(tokens: number, chunks: number): number {
     const mean = tokens / this.dpA;
-    const busiest = Math.min(mean * busiestShare(chunks, this.dpA), this.rankTokenBudget);
-    return Math.max(0, busiest - mean);
+    return Math.max(0, mean * busiestShare(chunks, this.dpA) - mean);
   }
 
   /** MoE dispatch and combine of `tokens` more tokens from one rank, every layer (no latency: same launch). */

@@ -43,7 +43,8 @@ export interface EngineHooks {
 }
 
 export interface StepTimer {
-  stepTimeMs(entries: readonly BatchEntry[], draftSeqs: number): number;
+  /** `queued`: requests still waiting after the step's admissions (0 when not known). */
+  stepTimeMs(entries: readonly BatchEntry[], draftSeqs: number, queued?: number): number;
   /** The same step time from the batch's totals (the fast engine needs it; PerfModel has it). */
   stepTimeTotals?(totals: BatchTotals, draftSeqs: number): number;
   /** Past tokens one query reads (sparse attention), +Infinity for dense; with stepTimeTotals. */
@@ -63,13 +64,6 @@ export interface EngineOptions {
    * then needs no budget either.
    */
   decodesInBudget?: boolean;
-  /**
-   * The most prompt tokens one request computes in a step, where that is less than the budget: with
-   * DP-attention a request's chunk is its rank's share of the engine's budget (SGLang divides
-   * --chunked-prefill-size among the DP ranks, TensorRT-LLM's max_num_tokens is per rank). Default: the budget.
-   * Not applied with chunked prefill off.
-   */
-  maxChunkTokens?: number;
   chunkedPrefill?: boolean;
   prefixCaching?: boolean;
   /** A host-memory KV tier under the prefix cache (`kv-offloading: dram`); needs prefixCaching. */
