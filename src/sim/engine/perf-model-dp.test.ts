@@ -87,7 +87,8 @@ describe("DP-attention: a prefill chunk runs on its request's rank", () => {
     expect(alone.computeMs).toBeGreaterThan(even.computeMs);
     expect(alone.commMs).toBeGreaterThan(even.commMs);
     // Exactly: with a prompt left waiting there is no excess (the work is spread), so the difference is the
-    // 896 excess tokens' non-expert GEMMs, their share of the chunk's attention, and their dispatch.
+    // 896 excess tokens' non-expert GEMMs and their dispatch. A lone chunk is the step's only sequence, so the
+    // busiest-by-sequences share already puts all its attention on one rank: none is added.
     const a = dsr1.attention;
     const moe = dsr1.moe;
     if (a.kind !== 'MLA' || !moe) throw new Error('DeepSeek-R1 is MoE with MLA');
@@ -96,12 +97,16 @@ describe("DP-attention: a prefill chunk runs on its request's rank", () => {
     const excess = 1024 - 128;
     const routedActive = (weightSplit(dsr1).routedB * 1e9 * moe.activeExperts) / moe.experts;
     const gemmRate = (h200.denseTflops.fp8 ?? 0) * 1e12 * GEMM_EFFICIENCY.fp8;
+    const gemm = (2 * (dsr1.activeParamsB * 1e9 - routedActive) * excess) / gemmRate;
+    expect(lone.computeMs - capped.computeMs).toBeCloseTo(gemm * 1000, 9);
+    // Beside 128 decodes the chunk's rank holds few of the sequences: its attention beyond that share is added.
     const attnRate = h200.denseTflops.bf16 * 1e12 * ATTENTION_EFFICIENCY;
     const perPair =
       (2 * (a.kvLoraRank / 4 + a.ropeHeadDim) + 2 * (a.kvLoraRank / 4)) * a.heads * dsr1.kvLayers;
-    const gemm = (2 * (dsr1.activeParamsB * 1e9 - routedActive) * excess) / gemmRate;
-    const attn = (perPair * 1024 * (1025 / 2) * excess) / 1024 / attnRate;
-    expect(lone.computeMs - capped.computeMs).toBeCloseTo((gemm + attn) * 1000, 9);
+    const attn = (perPair * 1024 * (1025 / 2)) / attnRate;
+    const spread = dep8.breakdown([...decodes, ...chunks(1, 1024)], 0, 1);
+    const added = ((8 - dep8.dpImbalance(129)) / 8) * attn + gemm;
+    expect(alone.computeMs - spread.computeMs).toBeCloseTo(added * 1000, 9);
     const link = h200.scaleUp.bandwidthGBs * 1e9 * LINK_EFFICIENCY;
     const dispatch = (excess * moe.activeExperts * dsr1.hiddenSize * 3 * (7 / 8)) / link;
     expect(lone.commMs - capped.commMs).toBeCloseTo(dispatch * 1000 * dsr1.layers, 9);

@@ -38,10 +38,12 @@ import type { SpecDecodingConfig } from './spec-decode.ts';
  *
  * - compute: GEMM FLOPs 2 · activeParams per new token, plus attention FLOPs growing with the context
  *   (causal inside a prefill chunk; MLA decodes in its absorbed form), over the TP group, at the precision's
- *   dense TFLOP/s × an efficiency.
+ *   dense TFLOP/s × an efficiency (FP4 MoE checkpoints: FP4 for the routed experts, FP8 for the rest).
  * - the busiest rank sets the pace: with DP-attention, the rank holding most sequences (a seeded random
- *   assignment, not perfect balance) for attention, KV and state reads and per-sequence overhead; with EP,
- *   the rank receiving most routed tokens for the expert GEMMs and the all-to-all.
+ *   assignment, not perfect balance) for attention, KV and state reads and per-sequence overhead, and, when
+ *   no prompt is left waiting, the rank holding most of the step's prefill chunks for their non-expert GEMMs,
+ *   attention and dispatch; with EP, the rank receiving most routed tokens for the expert GEMMs and the
+ *   all-to-all.
  * - memory: weight bytes read per rank (MoE: only the experts the batch's tokens route to, growing with the
  *   token count towards every expert on the rank; with EP the busiest rank sets the pace), plus the KV cache
  *   every sequence reads (sparse top-k attention reads at most topK tokens), plus hybrid models' state.
@@ -312,17 +314,18 @@ export class PerfModel {
       (this.attnFlopsPerDecodePair * (pairs - prefillPairs)) / this.decodeRate;
     let computeS = gemmS + (attnS * dp) / this.tp;
     // With DP-attention a prefill chunk runs on one attention rank, and every rank waits for the busiest at the
-    // next all-to-all: the busiest rank's prefill tokens above the mean add their non-expert GEMMs, their
-    // attention and their dispatch (the terms above spread them over every rank).
+    // next all-to-all: the busiest rank's prefill tokens above the mean add their non-expert GEMMs and their
+    // dispatch (the terms above spread them over every rank), and its chunks' attention beyond the busiest-by-
+    // sequences share (dp) it already carries.
     const excess =
       this.dpA > 1 && prefillChunks > 0 && queued === 0 && !this.balancedPrefill
         ? this.prefillExcess(prefillTokens, prefillChunks)
         : 0;
     if (excess > 0) {
+      const share = 1 + (excess * this.dpA) / prefillTokens;
       computeS +=
-        ((2 * otherParams * excess) / this.otherGemmRate +
-          (this.attnFlopsPerPair * prefillPairs * excess) / prefillTokens / this.attnRate) /
-        this.attnTp;
+        (2 * otherParams * excess) / this.otherGemmRate / this.attnTp +
+        ((this.attnFlopsPerPair * prefillPairs) / this.attnRate) * (Math.max(0, share - dp) / this.tp);
     }
     let fraction = this.byTokens.at(tokens, 1);
     if (Number.isNaN(fraction)) fraction = this.byTokens.put(tokens, 1, this.expertFraction(tokens));
