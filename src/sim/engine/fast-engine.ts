@@ -90,6 +90,11 @@ export class FastEngine extends FastScheduler {
     const t = this.scratch;
     t.tokens = D * w;
     t.seqs = D;
+    // Decode-only steps: no prefill share (decodeTotals writes the decodes' sums).
+    t.prefillPairs = 0;
+    t.prefillTokens = 0;
+    t.prefillChunks = 0;
+    t.queued = 0;
     const drafting = w > 1 ? D : 0;
     const timer = this.opts.timer;
     while (this.now < until) {

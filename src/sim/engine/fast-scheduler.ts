@@ -140,6 +140,8 @@ export class FastScheduler extends FastBase {
     } else decodeTotals(totals, this.capP, this.capK, T, w, topK);
     totals.tokens = decodes * w;
     totals.seqs = decodes + batch.length;
+    // The decodes' sums came in above; the batch's prefill chunks are added below.
+    totals.prefillPairs = 0;
     totals.prefillTokens = 0;
     totals.prefillChunks = 0;
     totals.queued = this.waiting.length - this.waitHead;
@@ -219,7 +221,6 @@ export class FastScheduler extends FastBase {
     // The reservations (computed + width) are recorded as each decode emits (emitEach).
     this.free -= need;
     this.scratch.pairs = pairs;
-    this.scratch.prefillPairs = 0;
     this.scratch.kvTokens = kv;
     this.eachReady = true;
     return { preempted: 0, stopped: false };

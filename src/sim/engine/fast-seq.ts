@@ -119,10 +119,6 @@ export function decodeTotals(
   P.advance(T);
   K.advance(T);
   t.pairs = w * (P.uncBase + P.uncCount * T) + (P.uncCount * w * (w + 1)) / 2;
-  t.prefillPairs = 0;
-  t.prefillTokens = 0;
-  t.prefillChunks = 0;
-  t.queued = 0;
   if (P.capCount > 0) t.pairs += P.capCount * w * topK;
   t.kvTokens = K.uncBase + K.uncCount * T + K.uncCount * w;
   if (K.capCount > 0) t.kvTokens += K.capCount * topK * w;
@@ -138,9 +134,5 @@ export function eachTotals(t: BatchTotals, decs: readonly FSeq[], w: number, top
     kv += Math.min(d.computed + w, topK * w);
   }
   t.pairs = pairs;
-  t.prefillPairs = 0;
-  t.prefillTokens = 0;
-  t.prefillChunks = 0;
-  t.queued = 0;
   t.kvTokens = kv;
 }

@@ -155,11 +155,12 @@ export class PerfModel {
   private readonly allReduceUs: number;
   private readonly spec: SpecDecodingConfig | null;
   /**
-   * TensorRT-LLM's attention-DP balancer (`attention_dp_config.enable_balance`, which the reference's
-   * TensorRT-LLM scripts set with DP-attention) holds context requests until every rank has one, so its
-   * prefills run on all ranks at once: no rank carries another's.
+   * Whether a step's lone prefill chunks land on single DP-attention ranks (prefillExcess). Not without
+   * DP-attention, and not on TensorRT-LLM: its attention-DP balancer (`attention_dp_config.enable_balance`,
+   * which the reference's TensorRT-LLM scripts set with DP-attention) holds context requests until every
+   * rank has one, so its prefills run on all ranks at once and no rank carries another's.
    */
-  private readonly balancedPrefill: boolean;
+  readonly placesPrefillOnRanks: boolean;
 
   constructor(readonly setup: PerfSetup) {
     const { model: m, accelerator: acc, par } = setup;
@@ -215,7 +216,7 @@ export class PerfModel {
     const ffnFloorUs = denseLayers * LAYER_FLOOR_US.denseFfn + (m.layers - denseLayers) * LAYER_FLOOR_US.moe;
     this.floorMs = (m.layers * attnFloor + ffnFloorUs) / 1000;
     this.spec = setup.spec ?? null;
-    this.balancedPrefill = setup.family === 'trt';
+    this.placesPrefillOnRanks = this.dpA > 1 && setup.family !== 'trt';
   }
 
   /** Step time in ms for the batch; `draftSeqs` sequences (decoding with spec decoding) also draft. */
@@ -302,13 +303,11 @@ export class PerfModel {
     if (Number.isNaN(dp)) dp = this.bySeqs.put(seqs, 0, this.dpImbalance(seqs));
     let ex = this.byTokens.at(tokens, 0);
     if (Number.isNaN(ex)) ex = this.byTokens.put(tokens, 0, this.expertImbalance(tokens));
-    // Routed experts at the busiest EP rank's share (ex); the rest at its own rate where that differs.
+    // Routed experts at the busiest EP rank's share (ex) and their own rate; the rest at theirs.
     const otherParams = this.activeParams - this.routedActiveParams;
     const gemmS =
-      this.otherGemmRate === this.gemmRate
-        ? (2 * (this.activeParams + this.routedActiveParams * (ex - 1)) * tokens) / this.tp / this.gemmRate
-        : ((2 * tokens) / this.tp) *
-          (otherParams / this.otherGemmRate + (this.routedActiveParams * ex) / this.gemmRate);
+      ((2 * tokens) / this.tp) *
+      (otherParams / this.otherGemmRate + (this.routedActiveParams * ex) / this.gemmRate);
     const attnS =
       (this.attnFlopsPerPair * prefillPairs) / this.attnRate +
       (this.attnFlopsPerDecodePair * (pairs - prefillPairs)) / this.decodeRate;
@@ -318,11 +317,11 @@ export class PerfModel {
     // dispatch (the terms above spread them over every rank), and its chunks' attention beyond the busiest-by-
     // sequences share (dp) it already carries.
     const excess =
-      this.dpA > 1 && prefillChunks > 0 && queued === 0 && !this.balancedPrefill
+      this.placesPrefillOnRanks && prefillChunks > 0 && queued === 0
         ? this.prefillExcess(prefillTokens, prefillChunks)
         : 0;
     if (excess > 0) {
-      const share = 1 + (excess * this.dpA) / prefillTokens;
+      const share = this.dpImbalance(prefillChunks);
       computeS +=
         (2 * otherParams * excess) / this.otherGemmRate / this.attnTp +
         ((this.attnFlopsPerPair * prefillPairs) / this.attnRate) * (Math.max(0, share - dp) / this.tp);
@@ -387,14 +386,19 @@ export class PerfModel {
    */
   prefillExcess(tokens: number, chunks: number): number {
     const mean = tokens / this.dpA;
-    return Math.max(0, mean * busiestShare(chunks, this.dpA) - mean);
+    // The chunks' busiest rank is the sequences' one (dpImbalance): chunks are requests too.
+    return Math.max(0, mean * this.dpImbalance(chunks) - mean);
+  }
+
+  /** The bytes one rank dispatches and combines per layer for `tokens` of its own (MoE all-to-all). */
+  private dispatchBytes(tokens: number): number {
+    return tokens * this.topExperts * this.hidden * DISPATCH_COMBINE_BYTES * ((this.ep - 1) / this.ep);
   }
 
   /** MoE dispatch and combine of `tokens` more tokens from one rank, every layer (no latency: same launch). */
   private dispatchMs(tokens: number): number {
     if (this.experts === 0 || this.ep <= 1) return 0;
-    const bytes = tokens * this.topExperts * this.hidden * DISPATCH_COMBINE_BYTES * ((this.ep - 1) / this.ep);
-    return (bytes / this.link) * 1000 * this.layers;
+    return (this.dispatchBytes(tokens) / this.link) * 1000 * this.layers;
   }
 
   private allReduceMs(bytes: number, n: number): number {
@@ -433,13 +437,7 @@ export class PerfModel {
     let perLayer = 0;
     if (this.attnTp > 1) perLayer += this.allReduceMs(actBytes / this.dpA, this.attnTp);
     if (this.experts > 0 && this.dpA > 1 && this.ep > 1) {
-      const sendBytes =
-        (tokens / this.tp) *
-        this.topExperts *
-        this.hidden *
-        DISPATCH_COMBINE_BYTES *
-        ((this.ep - 1) / this.ep) *
-        expertImbalance;
+      const sendBytes = this.dispatchBytes(tokens / this.tp) * expertImbalance;
       perLayer += (2 * ALLTOALL_LATENCY_US) / 1000 + (sendBytes / this.link) * 1000;
     } else {
       perLayer += this.allReduceMs(actBytes, this.tp);
