@@ -84,6 +84,10 @@ describe('token budget per framework', () => {
     expect(lines).toContain('token budget: 8192 per step for prefill chunks (decodes outside it)');
     expect(lines).toContain('divided among 8 DP ranks');
     expect(lines).toMatch(/prefill: 1 seq × \d+ tokens .*a lone request's prefill runs on one of 8 ranks/);
+    // TensorRT-LLM's attention-DP balancer spreads them: no such line.
+    const trt = formatExplain(explainPoint(row('trt', 'fp8', { ...dep8, runner: 'h200' }), 64)).join('\n');
+    expect(trt).toContain('prefill: 1 seq');
+    expect(trt).not.toContain('runs on one of');
   });
 
   it("SGLang: the chunk's default follows the GPU's memory, as server_args.py sets it", () => {

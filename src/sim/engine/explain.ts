@@ -199,7 +199,8 @@ export function explainPoint(
         breakdown: prefill,
         binding: binding(prefill),
         kvLimitedSeqs: null,
-        ...(pre.setup.dpAttn && (pre.setup.tp ?? 1) > 1 ? { oneOfRanks: pre.setup.tp } : {}),
+        // As the step model charges it (PerfModel.placesPrefillOnRanks): not where TensorRT-LLM balances them.
+        ...(pre.r.perf.placesPrefillOnRanks ? { oneOfRanks: pre.setup.tp ?? 1 } : {}),
       },
       {
         phase: 'decode',
