@@ -9,8 +9,9 @@
  * `--points FILE` and `--doc FILE` replace the two paths (the test runs it on a small file of its own).
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { useUserCatalog } from '../src/config/user-catalog.ts';
+import { writeFileAtomic } from '../src/sweep/atomic-write.ts';
 import {
   halfMismatches,
   loadPointsFile,
@@ -45,7 +46,7 @@ function formatMarkdown(text: string): string {
   return biome.stdout;
 }
 
-function main(): number {
+async function main(): Promise<number> {
   const check = process.argv.includes('--check');
   const pointsFile = flag('points') ?? POINTS_FILE;
   const docFile = flag('doc') ?? DOC;
@@ -94,9 +95,10 @@ function main(): number {
     process.stdout.write(`${docFile}: the fidelity table is up to date\n`);
     return 0;
   }
-  if (next !== doc) writeFileSync(docFile, next);
+  // Whole or not at all: a reader (or a second run) never sees half a document.
+  if (next !== doc) await writeFileAtomic(docFile, next);
   process.stdout.write(`${next === doc ? 'unchanged' : 'wrote'} ${docFile}\n`);
   return 0;
 }
 
-process.exitCode = main();
+process.exitCode = await main();
