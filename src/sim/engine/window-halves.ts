@@ -30,7 +30,8 @@ export interface Completion {
 /**
  * Gaps above which a prediction is called unsteady: throughput and interactivity, median TTFT. A gap of 10 %
  * leaves the window's mean some 5 % from either half's; median TTFT moves more with the wave (queues come and
- * go), so it gets a wider one. On the fixture matrix 42 of the 1,221 predicted points pass one or more (npm run bench:predict, simulator m3).
+ * go), so it gets a wider one. On the fixture matrix 42 of the 1,221 predicted points pass one or more
+ * (npm run bench:predict, simulator m3).
  */
 export const UNSTEADY = { rate: 0.1, ttft: 0.5 } as const;
 
