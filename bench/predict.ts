@@ -24,6 +24,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type PointOutcome, predictRows } from '../src/sim/engine/rows.ts';
 import { UNSTEADY, unsteadyParts, type WindowHalves } from '../src/sim/engine/window-halves.ts';
+import { driftNote, startCpuWait, waitNote } from './cpu-wait.ts';
 
 const root = resolve(import.meta.dirname ?? '.', '..');
 const repo = existsSync(join(process.cwd(), 'bin/infx.js')) ? process.cwd() : root;
@@ -98,7 +99,31 @@ function wholeMatrix(engine: Engine) {
 
 // Warm-up (JIT) on a few points, then the whole matrix on each fast choice.
 for (const p of points.slice(0, 20)) timed(p, 'fast');
-const whole = { auto: wholeMatrix('auto'), same: wholeMatrix('same'), fast: wholeMatrix('fast') };
+// Reference work for the host's speed (cpu-wait.ts): sorting a fixed 2M-number array, best of 3. It does not
+// depend on the heap's state, so a change between the start and the end is the host's.
+const reference = () => {
+  const data = new Float64Array(1 << 21);
+  let best = Number.POSITIVE_INFINITY;
+  for (let k = 0; k < 3; k++) {
+    let x = 12345;
+    for (let i = 0; i < data.length; i++) {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      data[i] = x;
+    }
+    const t0 = performance.now();
+    data.sort();
+    best = Math.min(best, performance.now() - t0);
+  }
+  return best;
+};
+const referenceStartMs = reference();
+// Each whole-matrix run with the share of its time this thread spent waiting for a CPU.
+const probed = (engine: Engine) => {
+  const waited = startCpuWait();
+  const m = wholeMatrix(engine);
+  return { ...m, waitShare: waited() };
+};
+const whole = { auto: probed('auto'), same: probed('same'), fast: probed('fast') };
 const predicted = whole.auto.ok;
 
 // The exact co-simulation on every EXACT_EVERY-th point the default predicted, against each fast choice,
@@ -174,7 +199,8 @@ for (const [name, m] of [
   );
   console.log(
     `  whole matrix / ${MATRIX_TARGET_S} s target = ${fmt(m.ms / 1000 / MATRIX_TARGET_S, 2)}; ` +
-      `slowest point / ${POINT_TARGET_MS} ms target = ${fmt(m.slowest.ms / POINT_TARGET_MS, 2)}`,
+      `slowest point / ${POINT_TARGET_MS} ms target = ${fmt(m.slowest.ms / POINT_TARGET_MS, 2)}` +
+      waitNote(m.waitShare),
   );
 }
 console.log(
@@ -277,3 +303,4 @@ console.log(
     `(${availableParallelism()} threads on this machine) ${fmt(threaded.s, 2)} s = ${fmt(threaded.s / MATRIX_TARGET_S, 2)} × ` +
     `the ${MATRIX_TARGET_S} s target; outputs ${single.out === threaded.out ? 'identical' : 'DIFFERENT'}`,
 );
+console.log(driftNote(referenceStartMs, reference()));
