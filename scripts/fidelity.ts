@@ -6,7 +6,8 @@
  *   npm run fidelity               # regenerate the table
  *   npm run fidelity -- --check    # exit 1 when the document's table is not what this would write
  *
- * `--points FILE` and `--doc FILE` replace the two paths (the test runs it on a small file of its own).
+ * `--points FILE`, `--doc FILE` and `--catalog FILE` replace the three paths (the test runs it on a small file of
+ * its own). Any other argument is an error.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -31,6 +32,20 @@ function flag(name: string): string | undefined {
   return i > 0 ? process.argv[i + 1] : undefined;
 }
 
+const VALUE_OPTIONS = ['--points', '--doc', '--catalog'];
+const USAGE = 'usage: npm run fidelity [-- --check] [--points FILE] [--doc FILE] [--catalog FILE]';
+
+/** The first argument this script does not know (an ignored flag would regenerate the table unasked). */
+function unknownArgument(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === '--check') continue;
+    if (VALUE_OPTIONS.includes(a) && args[i + 1] !== undefined && !args[i + 1]?.startsWith('--')) i++;
+    else return VALUE_OPTIONS.includes(a) ? `${a} (it needs a FILE)` : a;
+  }
+  return undefined;
+}
+
 /**
  * The document as the project's formatter writes it (`npm run lint` checks docs/ too), so a table this
  * script wrote is never reformatted, and --check compares like with like.
@@ -47,6 +62,15 @@ function formatMarkdown(text: string): string {
 }
 
 async function main(): Promise<number> {
+  const unknown = unknownArgument(process.argv.slice(2));
+  if (unknown !== undefined) {
+    process.stderr.write(`error: unknown argument ${unknown}\n${USAGE}\n`);
+    return 2;
+  }
+  // A reader that stops early (`| head`) must not end the run between the temporary file and its rename.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
   const check = process.argv.includes('--check');
   const pointsFile = flag('points') ?? POINTS_FILE;
   const docFile = flag('doc') ?? DOC;
@@ -81,6 +105,8 @@ async function main(): Promise<number> {
   const rows = score(file, predictions);
   const doc = readFileSync(docFile, 'utf8');
   const next = formatMarkdown(replaceSection(doc, renderSection(file, rows)));
+  // Whole or not at all: a reader (or a second run) never sees half a document.
+  if (!check && next !== doc) await writeFileAtomic(docFile, next);
   for (const line of summaryLines(rows)) process.stdout.write(`${line}\n`);
   process.stdout.write(
     `(${file.points.length} points predicted in ${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
@@ -95,8 +121,6 @@ async function main(): Promise<number> {
     process.stdout.write(`${docFile}: the fidelity table is up to date\n`);
     return 0;
   }
-  // Whole or not at all: a reader (or a second run) never sees half a document.
-  if (next !== doc) await writeFileAtomic(docFile, next);
   process.stdout.write(`${next === doc ? 'unchanged' : 'wrote'} ${docFile}\n`);
   return 0;
 }

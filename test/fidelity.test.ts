@@ -1,5 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -265,5 +266,32 @@ describe('npm run fidelity --check', () => {
     expect(check.status).toBe(1);
     expect(check.stderr).toContain('run `npm run fidelity`');
     expect(readFileSync(docFile, 'utf8')).toBe(edited); // --check never writes
+    // An argument it does not know is an error, not a regeneration: nothing written.
+    const unknown = run('--dry-run');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('unknown argument --dry-run');
+    expect(readFileSync(docFile, 'utf8')).toBe(edited);
+  });
+
+  it('writes the whole table, and leaves no temporary file, when its reader stops at the first line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'infx-fidelity-'));
+    const points = join(dir, 'points.yaml');
+    const docFile = join(dir, 'doc.md');
+    writeFileSync(points, JSON.stringify({ ...fake, points: [point({ id: 'F1' })] }));
+    writeFileSync(docFile, '# Doc\n\n## Summary\n\ns\n\n## Rest\n');
+    const child = spawn(process.execPath, [
+      'scripts/run-ts.mjs',
+      'scripts/fidelity.ts',
+      '--points',
+      points,
+      '--doc',
+      docFile,
+    ]);
+    // What `npm run fidelity | head -1` does: the reader goes away after the first chunk.
+    child.stdout.once('data', () => child.stdout.destroy());
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    expect(readFileSync(docFile, 'utf8')).toMatch(cells('F1', 'calibration', 'A'));
+    expect(readdirSync(dir).sort()).toEqual(['doc.md', 'points.yaml']);
   });
 });
