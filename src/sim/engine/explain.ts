@@ -76,6 +76,8 @@ export interface PhaseExplain {
   kvLimitedSeqs: number | null;
   /** Prefill with DP-attention: the chunk runs on one of this many ranks, which wait for it. */
   oneOfRanks?: number;
+  /** Prefill: the least a step carrying a prompt takes where the engine runs such steps eagerly. */
+  eagerFloorMs?: { ms: number; engine: string };
 }
 
 export interface PointExplain {
@@ -90,7 +92,7 @@ function binding(b: StepBreakdown): Binding {
     ['compute', b.computeMs],
     ['memory bandwidth', b.memoryMs],
     ['communication', b.commMs],
-    ['fixed per-step cost', b.floorMs + b.overheadMs + b.draftMs],
+    ['fixed per-step cost', b.floorMs + b.eagerMs + b.overheadMs + b.draftMs],
   ];
   return parts.reduce((a, p) => (p[1] > a[1] ? p : a))[0];
 }
@@ -201,6 +203,9 @@ export function explainPoint(
         kvLimitedSeqs: null,
         // As the step model charges it (PerfModel.placesPrefillOnRanks): not where TensorRT-LLM balances them.
         ...(pre.r.perf.placesPrefillOnRanks ? { oneOfRanks: pre.setup.tp ?? 1 } : {}),
+        ...(pre.r.perf.eagerMixedStepFloorMs > 0
+          ? { eagerFloorMs: { ms: pre.r.perf.eagerMixedStepFloorMs, engine: framework } }
+          : {}),
       },
       {
         phase: 'decode',
@@ -284,8 +289,11 @@ export function formatExplain(e: PointExplain): string[] {
     out.push(
       `  ${p.phase}: ${p.seqs} seq × ${p.newTokensPerSeq} tokens at context ${p.context}: ${f2(b.totalMs)} ms/step ` +
         `(compute ${f2(b.computeMs)}, memory ${f2(b.memoryMs)}, comm ${f2(b.commMs)}, ` +
-        `fixed ${f2(b.floorMs + b.overheadMs + b.draftMs)}) — bound by ${p.binding}` +
+        `fixed ${f2(b.floorMs + b.eagerMs + b.overheadMs + b.draftMs)}) — bound by ${p.binding}` +
         (p.kvLimitedSeqs !== null ? `; the KV cache caps the batch at ${p.kvLimitedSeqs} seqs` : '') +
+        (p.eagerFloorMs
+          ? `; ${p.eagerFloorMs.engine} runs a step that carries a prompt without CUDA graphs, so it takes at least ${f2(p.eagerFloorMs.ms)} ms${b.eagerMs > 0 ? ` (${f2(b.eagerMs)} ms more than its kernels take)` : ''}`
+          : '') +
         (p.oneOfRanks
           ? `; with DP-attention a lone request's prefill runs on one of ${p.oneOfRanks} ranks, and the others wait for it`
           : '') +

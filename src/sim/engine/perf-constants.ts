@@ -60,6 +60,27 @@ export function allReduceLatencyUs(family: EngineFamily): number {
 export const ALLTOALL_LATENCY_US = 25;
 /** One pipeline-stage hop (send/recv of activations). */
 export const PP_HOP_LATENCY_US = 20;
+/**
+ * The least one layer of a step takes when the step runs without CUDA graphs, µs: the CPU launching each of
+ * the layer's kernels from PyTorch, which the GPU cannot outrun unless the step's own work is longer. A
+ * large prompt's GEMMs hide the launches (the 8k-token DeepSeek-R1 rows fit without this floor); a 1k one
+ * does not: the DP-attention MTP rows at 1k/1k and 128–256 users were 18–33 % too fast on interactivity
+ * while 1k/8k, with an eighth of the prompts per output token, fit. Fitted on the calibration half of
+ * docs/sim-fidelity.md (Calibration history, step 6): 800–900 µs give 49 of 65, 1000 gives 50, 1200 48.
+ */
+export const EAGER_LAYER_US = 1000;
+
+/**
+ * Whether an engine family runs every step that carries a prompt without CUDA graphs (EAGER_LAYER_US).
+ * TensorRT-LLM's PyTorch backend replays a captured graph only for a batch with no context request
+ * (`ScheduledRequests.can_run_cuda_graph`); with DP-attention the other ranks wait for that rank at the MoE
+ * all-to-all. SGLang captures graphs for decode batches only and runs prompts in extend batches, eagerly
+ * unless `--enable-piecewise-cuda-graph` is given. vLLM V1 captures piecewise graphs around attention, so
+ * its mixed steps replay graphs too.
+ */
+export function runsMixedStepsEagerly(family: EngineFamily): boolean {
+  return family === 'trt' || family === 'sglang';
+}
 /** Fixed per-step cost: scheduler, input preparation, CUDA-graph replay, sampling (async scheduling hides most). */
 export const STEP_OVERHEAD_MS = 0.3;
 /**

@@ -18,6 +18,7 @@ import {
   DISPATCH_COMBINE_BYTES,
   DRAFT_FORWARD_OVERHEAD_MS,
   DRAFT_MODEL_COST_FRACTION,
+  EAGER_LAYER_US,
   GEMM_EFFICIENCY,
   LAYER_FLOOR_US,
   LINK_EFFICIENCY,
@@ -27,6 +28,7 @@ import {
   MTP_DRAFT_LAYER_EQUIV,
   PER_SEQ_OVERHEAD_US,
   PP_HOP_LATENCY_US,
+  runsMixedStepsEagerly,
   STEP_OVERHEAD_MS,
 } from './perf-constants.ts';
 import type { SpecDecodingConfig } from './spec-decode.ts';
@@ -101,6 +103,8 @@ export interface StepBreakdown {
   memoryMs: number;
   commMs: number;
   floorMs: number;
+  /** What running the step without CUDA graphs adds over the rest (eagerMixedStepFloorMs), else 0. */
+  eagerMs: number;
   draftMs: number;
   overheadMs: number;
   totalMs: number;
@@ -161,6 +165,11 @@ export class PerfModel {
    * rank has one, so its prefills run on all ranks at once and no rank carries another's.
    */
   readonly placesPrefillOnRanks: boolean;
+  /**
+   * The least a step carrying a prompt takes, ms (0 where mixed steps replay CUDA graphs): see
+   * EAGER_LAYER_US.
+   */
+  readonly eagerMixedStepFloorMs: number;
 
   constructor(readonly setup: PerfSetup) {
     const { model: m, accelerator: acc, par } = setup;
@@ -217,6 +226,9 @@ export class PerfModel {
     this.floorMs = (m.layers * attnFloor + ffnFloorUs) / 1000;
     this.spec = setup.spec ?? null;
     this.placesPrefillOnRanks = this.dpA > 1 && setup.family !== 'trt';
+    this.eagerMixedStepFloorMs = runsMixedStepsEagerly(setup.family ?? 'other')
+      ? (m.layers * EAGER_LAYER_US) / 1000
+      : 0;
   }
 
   /** Step time in ms for the batch; `draftSeqs` sequences (decoding with spec decoding) also draft. */
@@ -278,6 +290,7 @@ export class PerfModel {
     memoryMs: 0,
     commMs: 0,
     floorMs: 0,
+    eagerMs: 0,
     draftMs: 0,
     overheadMs: 0,
     totalMs: 0,
@@ -291,6 +304,7 @@ export class PerfModel {
         out.memoryMs =
         out.commMs =
         out.floorMs =
+        out.eagerMs =
         out.draftMs =
         out.overheadMs =
         out.totalMs =
@@ -334,7 +348,11 @@ export class PerfModel {
     let commMs = this.byTokens.at(tokens, 2);
     if (Number.isNaN(commMs)) commMs = this.byTokens.put(tokens, 2, this.commMs(tokens, ex));
     if (excess > 0) commMs += this.dispatchMs(excess / this.attnTp);
-    const coreMs = Math.max(computeS, memoryS) * 1000 + commMs + this.floorMs;
+    let coreMs = Math.max(computeS, memoryS) * 1000 + commMs + this.floorMs;
+    // A step that carries a prompt runs eagerly where the engine replays CUDA graphs for decode-only steps
+    // alone; its kernels' launches, not the GPU, then set its length unless the prompt's work is larger.
+    const eagerMs = prefillChunks > 0 ? Math.max(0, this.eagerMixedStepFloorMs - coreMs) : 0;
+    coreMs += eagerMs;
     let draftMs = 0;
     if (this.spec && draftSeqs > 0) {
       const k = this.spec.draftTokens;
@@ -349,6 +367,7 @@ export class PerfModel {
     out.memoryMs = memoryS * 1000;
     out.commMs = commMs;
     out.floorMs = this.floorMs;
+    out.eagerMs = eagerMs;
     out.draftMs = draftMs;
     out.overheadMs = overheadMs;
     out.totalMs = coreMs + draftMs + overheadMs;
