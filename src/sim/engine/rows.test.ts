@@ -54,3 +54,19 @@ describe('predictRows', () => {
     expect(out[1]!.status === 'error' && out[1]!.reason).toMatch(/unknown accelerator 'tpu-v9'/);
   });
 });
+
+describe('caveats', () => {
+  it('say where TensorRT-LLM with DP-attention predicts a TTFT too low (its balancer), on the line too', () => {
+    const dp = { ...row, framework: 'trt', tp: 8, ep: 8, 'dp-attn': true, conc: [64] };
+    const [trt, vllm, tp] = predictRows([dp, { ...dp, framework: 'vllm' }, { ...dp, 'dp-attn': false }]);
+    if (trt?.status !== 'ok' || vllm?.status !== 'ok' || tp?.status !== 'ok')
+      throw new Error('expected predictions');
+    expect(trt.caveats).toHaveLength(1);
+    expect(trt.caveats[0]).toMatch(/^TTFT too low: TensorRT-LLM's attention-DP balancer/);
+    expect(formatOutcome(trt)).toContain('; caveat: TTFT too low: ');
+    expect(formatOutcome(trt)).toMatch(/; simulated\)$/);
+    expect(vllm.caveats).toEqual([]);
+    expect(tp.caveats).toEqual([]);
+    expect(formatOutcome(tp)).not.toContain('caveat');
+  });
+});

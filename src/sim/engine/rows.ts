@@ -3,6 +3,7 @@ import { accelerator, CatalogError, model as catalogModel } from '../../catalog/
 import { PRECISIONS, type Precision } from '../../schema/catalog.ts';
 import { InfxError } from '../../schema/errors.ts';
 import { isAggregate, type RowSetup } from './aggregate.ts';
+import { pointCaveats } from './caveats.ts';
 import { type SimSetup, SimSetupError } from './config.ts';
 import type { DisaggSetup } from './disagg.ts';
 import { engineFamily, frameworkProfile, type KvCacheDtype, schedulerProfile } from './engine-profile.ts';
@@ -83,7 +84,13 @@ export interface PointIdentity {
 }
 
 export type PointOutcome =
-  | (PointIdentity & { status: 'ok'; prediction: PredictResult; acceptanceLength: number | null })
+  | (PointIdentity & {
+      status: 'ok';
+      prediction: PredictResult;
+      acceptanceLength: number | null;
+      /** Which way a figure is known to err, and why (caveats.ts); empty when none is known. */
+      caveats: string[];
+    })
   | (PointIdentity & { status: 'unsupported'; reason: string })
   | (PointIdentity & { status: 'error'; reason: string });
 
@@ -295,7 +302,8 @@ function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): P
         : predictPoint({ ...setup, ...w, ...seed });
   const spec =
     'prefill' in setup ? setup.prefill.setup.spec : isAggregate(setup) ? setup.setup.spec : setup.spec;
-  return { ...id, status: 'ok', prediction, acceptanceLength: spec?.acceptanceLength ?? null };
+  const caveats = 'prefill' in setup ? [] : pointCaveats(id.framework, id.dpAttn);
+  return { ...id, status: 'ok', prediction, acceptanceLength: spec?.acceptanceLength ?? null, caveats };
 }
 
 /** One point of a parsed matrix: a row (its index in the document) at one of its concurrencies. */
@@ -388,6 +396,7 @@ export function formatOutcome(o: PointOutcome): string {
     );
   const unsteady = unsteadyParts(p.halves);
   if (unsteady.length > 0) notes.push(`unsteady: the window's halves differ by ${unsteady.join(', ')}`);
+  for (const c of o.caveats) notes.push(`caveat: ${c}`);
   // Every figure here comes from the simulated engine, never from hardware: the line says so.
   notes.push('simulated');
   return (
