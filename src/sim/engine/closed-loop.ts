@@ -65,7 +65,10 @@ export function closedLoop(
   const draw = (l: number) => rng.int(Math.max(1, Math.floor(l * r)), l);
   const warmup = opts.asMeasured ? 0 : (opts.warmup ?? opts.concurrency);
   const total = opts.asMeasured ? opts.measured : warmup + opts.measured + opts.concurrency;
-  const started = new Map<string, { at: number; isl: number; first: number | null }>();
+  // Per request, by its number (ids are `r<n>`): arrival, prompt length, first token (NaN until it comes).
+  const arrivalOf = new Float64Array(total);
+  const islOf = new Float64Array(total);
+  const firstOf = new Float64Array(total).fill(Number.NaN);
   const out: LoopResult = {
     ttftMs: [],
     tpotMs: [],
@@ -81,35 +84,35 @@ export function closedLoop(
   let submitted = 0;
   let finished = 0;
   let windowStart = 0;
-  const submit = (at: number) => {
+  const submit = (atMs: number) => {
     const given = opts.asMeasured ? opts.requests?.[submitted] : undefined;
-    const id = `r${submitted++}`;
+    const n = submitted++;
     const isl = given?.promptTokens ?? draw(opts.isl);
     const osl = given?.outputTokens ?? draw(opts.osl);
-    started.set(id, { at, isl, first: null });
-    target.submit({ id, promptTokens: isl, maxTokens: osl, ignoreEos: true }, at);
+    arrivalOf[n] = atMs;
+    islOf[n] = isl;
+    target.submit({ id: `r${n}`, promptTokens: isl, maxTokens: osl, ignoreEos: true }, atMs);
   };
   target.hooks = {
     onToken: (id, _total, t) => {
-      const s = started.get(id);
-      if (s && s.first === null) s.first = t;
+      const n = indexOf(id);
+      if (Number.isNaN(firstOf[n]!)) firstOf[n] = t;
     },
     onFinish: (id, info) => {
-      const s = started.get(id)!;
-      started.delete(id);
+      const n = indexOf(id);
       finished++;
       if (finished === warmup) windowStart = info.finishMs;
       else if (finished > warmup && finished <= warmup + opts.measured) {
-        const first = s.first ?? info.finishMs;
-        out.ttftMs.push(first - s.at);
-        out.e2eMs.push(info.finishMs - s.at);
+        const first = Number.isNaN(firstOf[n]!) ? info.finishMs : firstOf[n]!;
+        out.ttftMs.push(first - arrivalOf[n]!);
+        out.e2eMs.push(info.finishMs - arrivalOf[n]!);
         out.outputs.push(info.outputTokens);
         if (info.outputTokens > 1) {
           out.tpotMs.push((info.finishMs - first) / (info.outputTokens - 1));
           out.tpotOutputs.push(info.outputTokens);
         }
         out.outputTokens += info.outputTokens;
-        out.inputTokens += s.isl;
+        out.inputTokens += islOf[n]!;
         out.windowMs = info.finishMs - windowStart;
       }
       if (submitted < total) submit(info.finishMs);
@@ -132,4 +135,11 @@ export function closedLoop(
     return finished >= warmup + opts.measured;
   });
   return out;
+}
+
+/** The number n of a request id `r<n>` this loop made, read without making a substring. */
+function indexOf(id: string): number {
+  let n = 0;
+  for (let i = 1; i < id.length; i++) n = n * 10 + (id.charCodeAt(i) - 48);
+  return n;
 }
