@@ -11,7 +11,6 @@ import {
   type EngineOptions,
   type FinishReason,
   type SimRequest,
-  SimRequestError,
   type StepEngine,
   type StepInfo,
   stopOf,
@@ -44,7 +43,10 @@ export function fastEngineSupports(opts: EngineOptions): boolean {
 
 /**
  * The fast engine's state and its engine interface (submit, abort, gauges, pacing); the scheduling
- * itself is FastScheduler (fast-scheduler.ts), event skipping FastEngine (fast-engine.ts).
+ * itself is FastScheduler (fast-scheduler.ts), event skipping FastEngine (fast-engine.ts). Only predictions
+ * run it, whose loops make every request id unique and do not abort: it keeps no map of ids (two map
+ * operations a request were a tenth of the whole matrix's time), does not check them for duplicates, and
+ * finds a request to abort by a scan.
  */
 export abstract class FastBase implements StepEngine {
   readonly maxNumSeqs: number;
@@ -74,7 +76,6 @@ export abstract class FastBase implements StepEngine {
   protected tRes = 0;
   protected decodeSteps = 0;
   protected ordNext = 0;
-  protected readonly byId = new Map<string, FSeq>();
   protected pending: { info: StepInfo; decodes: number; batch: FSeq[] } | null = null;
   protected clock: (() => number) | null = null;
   protected wakers: (() => void)[] = [];
@@ -156,7 +157,6 @@ export abstract class FastBase implements StepEngine {
   }
 
   submit(req: SimRequest, atMs?: number): number {
-    if (this.byId.has(req.id)) throw new SimRequestError(`request id '${req.id}' is already in the engine`);
     checkRequest(req, this.capacityTokens);
     let arrival = this.now;
     const at = atMs ?? this.clock?.();
@@ -165,7 +165,6 @@ export abstract class FastBase implements StepEngine {
       arrival = this.pending ? Math.min(Math.max(at, this.now), this.pending.info.endMs) : this.now;
     }
     const s = new FSeq(req, stopOf(req), arrival);
-    this.byId.set(req.id, s);
     this.waiting.push(s);
     if (this.wakers.length > 0) {
       const w = this.wakers;
@@ -176,7 +175,7 @@ export abstract class FastBase implements StepEngine {
   }
 
   abort(id: string): boolean {
-    const s = this.byId.get(id);
+    const s = this.find(id);
     if (!s) return false;
     if (s.state === DECODE) {
       // With per-decode draws a step in flight has grown the decode to computed + width already.
@@ -267,8 +266,16 @@ export abstract class FastBase implements StepEngine {
     };
   }
 
+  /** The live request with this id: waiting, prefilling or decoding (O(requests); aborts are rare). */
+  private find(id: string): FSeq | undefined {
+    for (let i = this.waitHead; i < this.waiting.length; i++)
+      if (this.waiting[i]!.req.id === id) return this.waiting[i];
+    for (const s of this.prefills) if (s.req.id === id) return s;
+    for (const s of this.decs) if (s.state === DECODE && s.req.id === id) return s;
+    return undefined;
+  }
+
   protected finish(s: FSeq, reason: FinishReason): void {
-    this.byId.delete(s.req.id);
     this.hooks.onFinish?.(s.req.id, {
       reason,
       promptTokens: s.req.promptTokens,

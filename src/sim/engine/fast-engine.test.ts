@@ -8,7 +8,7 @@ import { FastEngine, useFastEngine } from './fast-engine.ts';
 import type { PerfModel } from './perf-model.ts';
 import { type PredictResult, predictPoint } from './predict.ts';
 import { predictDisagg } from './predict-disagg.ts';
-import type { EngineOptions, StepEngine, StepTimer } from './types.ts';
+import type { EngineHooks, EngineOptions, StepEngine, StepTimer } from './types.ts';
 
 // These tests hold the engines to the co-simulation step for step: queue folding (a different loop, not a
 // different engine) is off here and tested in queue-fold.test.ts.
@@ -338,5 +338,29 @@ describe('the fast engine against the full co-simulation', () => {
     expect(closed.calls).toBeLessThan(closed.steps / 10);
     const open = calls(false);
     expect(open.calls).toBe(open.steps);
+  });
+
+  it('aborts a waiting or a decoding request as the full engine does (found by a scan: it keeps no id map)', () => {
+    const o = resolveSim({ model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'h100' }).engineOptions;
+    const run = (make: (hooks: EngineHooks) => StepEngine) => {
+      const finished: [string, string, number][] = [];
+      const engine = make({ onFinish: (id, info) => finished.push([id, info.reason, info.outputTokens]) });
+      for (let i = 0; i < 3; i++)
+        engine.submit({ id: `r${i}`, promptTokens: 64, maxTokens: 32, ignoreEos: true });
+      engine.submit({ id: 'late', promptTokens: 64, maxTokens: 32, ignoreEos: true });
+      // One step: the prompts' (the fast engine skips decode-only steps after it, but not after a prefill).
+      engine.step();
+      const aborted = [engine.abort('r1'), engine.abort('r1'), engine.abort('nobody')];
+      while (engine.step());
+      return { aborted, finished };
+    };
+    const exact = run((hooks) => new SimEngine({ ...o, maxNumSeqs: 3 }, hooks));
+    expect(exact.aborted).toEqual([true, false, false]);
+    expect(exact.finished.find(([id]) => id === 'r1')?.[1]).toBe('abort');
+    expect(run((hooks) => new FastEngine({ ...o, maxNumSeqs: 3 }, hooks))).toEqual(exact);
+    // A request still waiting (the batch holds 3) is found too.
+    const waiting = run((hooks) => new FastEngine({ ...o, maxNumSeqs: 1 }, hooks));
+    expect(waiting.aborted).toEqual([true, false, false]);
+    expect(waiting.finished.find(([id]) => id === 'r1')).toEqual(['r1', 'abort', 0]);
   });
 });
