@@ -38,12 +38,8 @@ export const KV_TRANSFER_EFFICIENCY = 0.7;
 interface Live {
   req: SimRequest;
   route: PoolRoute | null;
-  /** Its KV is crossing to a decode worker (virtual-time co-simulation). */
+  /** Its KV is crossing to a decode worker (virtual-time co-simulation), landing at landsMs. */
   transferring: boolean;
-}
-
-interface Pending {
-  live: Live;
   landsMs: number;
 }
 
@@ -75,7 +71,7 @@ export class DisaggCluster extends PacedEngines {
   readonly decodeResolved: ResolvedSim;
   readonly gpus: number;
   /** KV transfers in flight (virtual-time co-simulation), earliest landing first, ties in send order. */
-  private readonly transfers = new MinHeap<Pending>();
+  private readonly transfers = new MinHeap<Live>();
   /** Requests whose KV is in flight (virtual-time co-simulation). */
   private inTransfer = 0;
   private sent = 0;
@@ -174,7 +170,7 @@ export class DisaggCluster extends PacedEngines {
       throw new SimRequestError(
         `prompt (${req.promptTokens}) + max tokens (${req.maxTokens}) exceeds a decode worker's KV cache of ${room} tokens`,
       );
-    const live: Live = { req, route, transferring: false };
+    const live: Live = { req, route, transferring: false, landsMs: 0 };
     this.live.set(req.id, live);
     const worker = pick(this.prefill, this.routers.prefill, req.id, route);
     // A closed loop submits from inside a worker's step, at its end. A busy prefill worker whose clock is
@@ -276,7 +272,8 @@ export class DisaggCluster extends PacedEngines {
     if (this.pacer) this.pacer.schedule(landsMs, (t) => this.land(live, t));
     else {
       if (this.closedArrivals) this.arrivesFrom(landsMs);
-      this.transfers.push(landsMs, this.sent++, { live, landsMs });
+      live.landsMs = landsMs;
+      this.transfers.push(landsMs, this.sent++, live);
       live.transferring = true;
       this.inTransfer++;
     }
@@ -359,7 +356,7 @@ export class DisaggCluster extends PacedEngines {
       }
     }
     // Entries of requests aborted meanwhile are dropped here.
-    while (this.transfers.size > 0 && !this.transfers.top()!.live.transferring) this.transfers.pop();
+    while (this.transfers.size > 0 && !this.transfers.top()!.transferring) this.transfers.pop();
     const t = this.transfers.top();
     const a = this.arrivals.top();
     if (a && (engine === null || a.atMs <= engine.nowMs) && (!t || a.atMs <= t.landsMs)) {
@@ -371,9 +368,9 @@ export class DisaggCluster extends PacedEngines {
     }
     if (t && (engine === null || t.landsMs <= engine.nowMs)) {
       this.transfers.pop();
-      t.live.transferring = false;
+      t.transferring = false;
       this.inTransfer--;
-      this.land(t.live, t.landsMs);
+      this.land(t, t.landsMs);
       return true;
     }
     if (engine === null) return false;
