@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { dsr1H200Row } from '../../../test/rows.ts';
 import { accelerator, model } from '../../catalog/index.ts';
 import type { EngineFamily } from './engine-profile.ts';
 import { explainPoint, formatExplain } from './explain.ts';
@@ -53,28 +54,7 @@ describe('eager steps with a prompt', () => {
   });
 
   it('sim predict --explain says it on the prefill line, for TensorRT-LLM and not for vLLM', () => {
-    const row = (framework: string) => ({
-      image: 'n/a',
-      model: 'deepseek-ai/DeepSeek-R1-0528',
-      'model-prefix': 'dsr1',
-      precision: 'fp8',
-      framework,
-      runner: 'h200',
-      isl: 1024,
-      osl: 1024,
-      'spec-decoding': 'none',
-      conc: [64],
-      'max-model-len': 2304,
-      tp: 8,
-      pp: 1,
-      'dcp-size': 1,
-      'pcp-size': 1,
-      ep: 1,
-      'dp-attn': false,
-      disagg: false,
-      'exp-name': 'eager',
-      'run-eval': false,
-    });
+    const row = (framework: string) => dsr1H200Row({ framework, osl: 1024, 'max-model-len': 2304 });
     const trt = explainPoint(row('trt'), 64);
     expect(trt.phases[0]?.eagerFloorMs).toEqual({ ms: floorMs, engine: 'trt' });
     expect(formatExplain(trt).join('\n')).toContain(
