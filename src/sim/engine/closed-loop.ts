@@ -95,11 +95,11 @@ export function closedLoop(
   };
   target.hooks = {
     onToken: (id, _total, t) => {
-      const n = indexOf(id);
+      const n = requestNumber(id);
       if (Number.isNaN(firstOf[n]!)) firstOf[n] = t;
     },
     onFinish: (id, info) => {
-      const n = indexOf(id);
+      const n = requestNumber(id);
       finished++;
       if (finished === warmup) windowStart = info.finishMs;
       else if (finished > warmup && finished <= warmup + opts.measured) {
@@ -137,8 +137,8 @@ export function closedLoop(
   return out;
 }
 
-/** The number n of a request id `r<n>` this loop made, read without making a substring. */
-function indexOf(id: string): number {
+/** The number n of a request id `r<n>` that a prediction loop made, read without making a substring. */
+export function requestNumber(id: string): number {
   let n = 0;
   for (let i = 1; i < id.length; i++) n = n * 10 + (id.charCodeAt(i) - 48);
   return n;

@@ -1,4 +1,5 @@
 import { InfxError } from '../../schema/errors.ts';
+import { requestNumber } from './closed-loop.ts';
 import { resolveSim, type SimSetup } from './config.ts';
 import { type EngineHooks, SimEngine } from './engine.ts';
 import { type EngineChoice, fastEngineFor, useFastEngine } from './fast-engine.ts';
@@ -237,7 +238,9 @@ function steadyLoop(
   const lengths = new Prng(at.seed);
   const draw = (l: number) => lengths.int(Math.max(1, Math.floor(l * w.r)), l);
   const done: Done[] = [];
-  const lens = new Map<string, { isl: number; osl: number }>();
+  // Each request's prompt length by its number (ids are `r<n>`): at most the first submissions plus one per
+  // completion before the window closes.
+  const islOf = new Float64Array(Math.min(users, warmup + measure) + warmup + measure);
   let completions = 0;
   let submitted = 0;
   let arrivals = 0;
@@ -251,8 +254,7 @@ function steadyLoop(
   const hooks: EngineHooks = {
     onFinish: (id, info) => {
       completions++;
-      const l = lens.get(id)!;
-      lens.delete(id);
+      const isl = islOf[requestNumber(id)]!;
       if (completions === warmup) {
         windowStart = info.finishMs;
         const g = engine.gauges();
@@ -260,7 +262,7 @@ function steadyLoop(
         tokensAtStart = g.generationTokensTotal;
       } else if (completions > warmup && completions <= warmup + measure) {
         done.push({
-          isl: l.isl,
+          isl,
           osl: info.outputTokens,
           ttft: info.firstTokenMs! - info.arrivalMs,
           e2e: info.finishMs - info.arrivalMs,
@@ -277,11 +279,13 @@ function steadyLoop(
   const engine = build(hooks);
   const submit = () => {
     const g = given?.[submitted];
-    const id = `r${submitted++}`;
-    const l = g ? { isl: g.promptTokens, osl: g.outputTokens } : { isl: draw(w.isl), osl: draw(w.osl) };
-    lens.set(id, l);
+    const n = submitted++;
+    if (n >= islOf.length) throw new PredictError('internal: more requests submitted than the loop allows for');
+    const isl = g ? g.promptTokens : draw(w.isl);
+    const osl = g ? g.outputTokens : draw(w.osl);
+    islOf[n] = isl;
     arrivals++;
-    engine.submit({ id, promptTokens: l.isl, maxTokens: l.osl, ignoreEos: true });
+    engine.submit({ id: `r${n}`, promptTokens: isl, maxTokens: osl, ignoreEos: true });
   };
   const cap = engine.capacityTokens;
   if (w.isl + w.osl > cap) {
