@@ -280,7 +280,8 @@ function steadyLoop(
   const submit = () => {
     const g = given?.[submitted];
     const n = submitted++;
-    if (n >= islOf.length) throw new PredictError('internal: more requests submitted than the loop allows for');
+    if (n >= islOf.length)
+      throw new PredictError('internal: more requests submitted than the loop allows for');
     const isl = g ? g.promptTokens : draw(w.isl);
     const osl = g ? g.outputTokens : draw(w.osl);
     islOf[n] = isl;
