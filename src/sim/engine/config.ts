@@ -52,6 +52,11 @@ export interface SimSetup {
   seed?: number;
   /** The engine family (engine-profile.ts) whose kernels the step times follow; default 'other'. */
   engineFamily?: EngineFamily;
+  /**
+   * With DP-attention: TensorRT-LLM's attention-DP balancer holds prompts until every rank has one or this
+   * many steps have passed (dp-balancer.ts); absent: prompts are admitted at once.
+   */
+  dpBalanceTimeoutSteps?: number;
 }
 
 export interface ResolvedSim {
@@ -155,6 +160,10 @@ export function resolveSim(setup: SimSetup): ResolvedSim {
     hostKv,
     spec: setup.spec ?? null,
     seed: setup.seed ?? 0,
+    dpBalance:
+      setup.dpBalanceTimeoutSteps !== undefined && par.dpAttn && par.tp > 1
+        ? { ranks: par.tp, timeoutSteps: setup.dpBalanceTimeoutSteps }
+        : null,
   };
   return {
     model: m,

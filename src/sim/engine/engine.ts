@@ -1,3 +1,4 @@
+import { DpBalancer } from './dp-balancer.ts';
 import { HostTier } from './host-tier.ts';
 import { BLOCK_SIZE, type BlockEvents, BlockPool } from './kv-cache.ts';
 import { type Paced, Pacer, type PacerOptions } from './pacer.ts';
@@ -54,6 +55,7 @@ export class SimEngine implements Paced, StepEngine {
   /** Host → GPU copy time of the requests admitted in the step being scheduled. */
   private loadMs = 0;
   private readonly sampler: AcceptanceSampler | null;
+  private readonly balancer: DpBalancer | null;
   private readonly draftTokens: number;
   private readonly waiting: Seq[] = [];
   private running: Seq[] = [];
@@ -87,6 +89,7 @@ export class SimEngine implements Paced, StepEngine {
     this.decodesInBudget = opts.decodesInBudget ?? true;
     if (opts.spec) validateSpec(opts.spec);
     this.sampler = opts.spec ? new AcceptanceSampler(opts.spec, new Prng(opts.seed ?? 0)) : null;
+    this.balancer = opts.dpBalance ? new DpBalancer(opts.dpBalance, opts.seed ?? 0) : null;
     this.draftTokens = opts.spec?.draftTokens ?? 0;
     if (this.maxNumBatchedTokens < 1 + this.draftTokens)
       throw new RangeError('maxNumBatchedTokens too small');
@@ -96,7 +99,6 @@ export class SimEngine implements Paced, StepEngine {
     return this.now;
   }
 
-  /** Fraction of KV blocks held by requests (as gauges().kvUsage, without building the gauges). */
   /** Whether the GPU KV cache holds the block of this prefix hash (a router's KV-event view). */
   holdsBlock(hash: string): boolean {
     return this.pool.holds(hash);
@@ -107,6 +109,7 @@ export class SimEngine implements Paced, StepEngine {
     this.pool.watch(events);
   }
 
+  /** Fraction of KV blocks held by requests (as gauges().kvUsage, without building the gauges). */
   get kvUsage(): number {
     return this.pool.usage();
   }
@@ -152,6 +155,7 @@ export class SimEngine implements Paced, StepEngine {
     const seq = new Seq(req, stopOf(req), arrival);
     this.byId.set(req.id, seq);
     this.waiting.push(seq);
+    if (this.balancer) seq.rank = this.balancer.arrive();
     if (this.wakers.length > 0) {
       const w = this.wakers;
       this.wakers = [];
@@ -256,7 +260,9 @@ export class SimEngine implements Paced, StepEngine {
       if (!decoding || inBudget) budget -= n;
       i++;
     }
+    const open = this.balancer?.open(this.running.length > 0) ?? true; // every step (dp-balancer.ts)
     while (
+      open &&
       preempted === 0 &&
       (budget > 0 || !inBudget) &&
       this.waiting.length > 0 &&
@@ -266,6 +272,7 @@ export class SimEngine implements Paced, StepEngine {
       const n = this.admit(seq, budget);
       if (n === 0) break;
       this.waiting.shift();
+      this.balancer?.left(seq.rank);
       this.running.push(seq);
       seq.scheduled = n;
       seq.drafting = false;
@@ -355,7 +362,7 @@ export class SimEngine implements Paced, StepEngine {
       prefixCacheHitRate: s.queries > 0 ? s.hits / s.queries : 0,
       prefixCacheQueries: s.queries,
       prefixCacheHits: s.hits,
-      hostKv: this.hostGauges(),
+      hostKv: this.host?.gauges(this.stats.hostQueries, this.stats.hostHits) ?? null,
       preemptionsTotal: s.preemptions,
       promptTokensTotal: s.prompt,
       generationTokensTotal: s.generation,
@@ -402,21 +409,6 @@ export class SimEngine implements Paced, StepEngine {
     return n;
   }
 
-  private hostGauges(): EngineGauges['hostKv'] {
-    const h = this.host;
-    if (!h) return null;
-    const perBlock = h.opts.bytesPerToken * BLOCK_SIZE;
-    return {
-      capacityTokens: h.opts.blocks * BLOCK_SIZE,
-      usedTokens: h.usedBlocks * BLOCK_SIZE,
-      queries: this.stats.hostQueries,
-      hits: this.stats.hostHits,
-      bytesGpuToCpu: h.stats.storedBlocks * perBlock,
-      bytesCpuToGpu: h.stats.loadedBlocks * perBlock,
-      secondsCpuToGpu: h.stats.loadMs / 1000,
-    };
-  }
-
   /** Whether `seq` is admitted with its prompt's KV transferred in (a decode worker's first admission). */
   private transferring(seq: Seq): boolean {
     return seq.req.kvTransferred === true && seq.preemptions === 0;
@@ -455,6 +447,7 @@ export class SimEngine implements Paced, StepEngine {
     seq.preemptions++;
     this.stats.preemptions++;
     this.waiting.unshift(seq);
+    this.balancer?.queued(seq.rank);
   }
 
   /** Publishes newly computed full prompt blocks in the prefix cache. */
@@ -471,7 +464,10 @@ export class SimEngine implements Paced, StepEngine {
 
   private remove(seq: Seq): void {
     const w = this.waiting.indexOf(seq);
-    if (w >= 0) this.waiting.splice(w, 1);
+    if (w >= 0) {
+      this.waiting.splice(w, 1);
+      this.balancer?.left(seq.rank);
+    }
     const r = this.running.indexOf(seq);
     if (r >= 0) this.running.splice(r, 1);
   }

@@ -7,6 +7,7 @@ import { GIB } from '../../catalog/memory.ts';
 import type { Precision } from '../../schema/catalog.ts';
 import { isAggregate } from './aggregate.ts';
 import { resolveSim, type SimSetup } from './config.ts';
+import type { DpBalanceOptions } from './dp-balancer.ts';
 import {
   DEFAULT_BATCHED_TOKENS,
   engineFamily,
@@ -14,7 +15,13 @@ import {
   schedulerProfile,
 } from './engine-profile.ts';
 import type { StepBreakdown } from './perf-model.ts';
-import { type PointOutcome, type RowSetupOptions, setupOfRow, withBatchCaps } from './rows.ts';
+import {
+  type PointOutcome,
+  type RowSetupOptions,
+  setupOfRow,
+  withBatchCaps,
+  withTrtMtpBudget,
+} from './rows.ts';
 
 /**
  * `sim predict --explain`: for one point, where the memory of each engine goes (budget, weights, reserve, KV
@@ -47,6 +54,8 @@ export interface MemoryExplain {
   /** Whether decodes take from that budget, and the framework rule behind both. */
   decodesInBudget: boolean;
   budgetReason: string;
+  /** TensorRT-LLM's attention-DP balancer (dp-balancer.ts), where the engine runs it. */
+  dpBalance?: DpBalanceOptions;
   cudaGraphs: CudaGraphExplain;
 }
 
@@ -140,8 +149,15 @@ export function explainPoint(
               users: Math.ceil(conc / setup.replicas),
             },
           ]
-        : // The steady predictor runs max(256, conc) sequences at once (predict.ts).
-          [{ pool: 'engine', workers: 1, setup: { ...setup, maxNumSeqs: Math.max(256, conc) }, users: conc }];
+        : // The steady predictor runs max(256, conc) sequences at once (predict.ts), with the recipe's MTP budget.
+          [
+            {
+              pool: 'engine',
+              workers: 1,
+              setup: { ...withTrtMtpBudget(setup, conc, isl), maxNumSeqs: Math.max(256, conc) },
+              users: conc,
+            },
+          ];
   const resolved = pools.map((p) => ({ ...p, r: resolveSim(p.setup) }));
   const framework = String(row.framework ?? '');
   const memory = resolved.map(({ pool, workers, r, setup: s }): MemoryExplain => {
@@ -168,7 +184,11 @@ export function explainPoint(
       maxNumSeqs: r.engineOptions.maxNumSeqs ?? 256,
       maxNumBatchedTokens: budget,
       decodesInBudget: r.engineOptions.decodesInBudget ?? true,
-      budgetReason: sched.reason,
+      budgetReason:
+        s.maxNumBatchedTokens !== undefined && s.maxNumBatchedTokens !== sched.maxNumBatchedTokens
+          ? `${framework}: the reference's MTP scripts with DP-attention: max_num_tokens ⌈((MTP + 1) · conc / tp + ISL + 64) / 64⌉ · 64 per DP rank (× ${s.tp ?? 1})`
+          : sched.reason,
+      ...(r.engineOptions.dpBalance ? { dpBalance: r.engineOptions.dpBalance } : {}),
       cudaGraphs: cudaGraphs(family, framework, r.accelerator, s, budget),
     };
   });
@@ -276,6 +296,11 @@ export function formatExplain(e: PointExplain): string[] {
     );
     out.push(
       `  token budget: ${m.maxNumBatchedTokens} per step${m.decodesInBudget ? '' : ' for prefill chunks (decodes outside it)'} (${m.budgetReason})`,
+      ...(m.dpBalance
+        ? [
+            `  attention-DP balancer: a prompt waits until each of the ${m.dpBalance.ranks} ranks has one, at most ${m.dpBalance.timeoutSteps} steps (attention_dp_config enable_balance, timeout_iters ${m.dpBalance.timeoutSteps}: the reference's recipes)`,
+          ]
+        : []),
     );
     const g = m.cudaGraphs;
     out.push(

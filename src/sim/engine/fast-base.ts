@@ -1,3 +1,4 @@
+import { DpBalancer } from './dp-balancer.ts';
 import { blocksOf, CapTracker, DECODE, DONE, FSeq, PREFILL } from './fast-seq.ts';
 import { MinHeap } from './heap.ts';
 import { BLOCK_SIZE } from './kv-cache.ts';
@@ -106,7 +107,11 @@ export abstract class FastBase implements StepEngine {
       opts.spec && draws === 'each' ? new AcceptanceSampler(opts.spec, new Prng(opts.seed ?? 0)) : null;
     this.stepsSampler =
       opts.spec && draws === 'spread' ? new AcceptanceSampler(opts.spec, new Prng(opts.seed ?? 0)) : null;
+    this.balancer = opts.dpBalance ? new DpBalancer(opts.dpBalance, opts.seed ?? 0) : null;
   }
+
+  /** TensorRT-LLM's attention-DP balancer, as engine.ts has it (dp-balancer.ts); null: admit at once. */
+  protected readonly balancer: DpBalancer | null;
 
   /** Spread draws: each decode's steps to its target, drawn when it joins the lockstep group. */
   private readonly stepsSampler: AcceptanceSampler | null;
@@ -166,6 +171,7 @@ export abstract class FastBase implements StepEngine {
     }
     const s = new FSeq(req, stopOf(req), arrival);
     this.waiting.push(s);
+    if (this.balancer) s.rank = this.balancer.arrive();
     if (this.wakers.length > 0) {
       const w = this.wakers;
       this.wakers = [];
@@ -187,7 +193,10 @@ export abstract class FastBase implements StepEngine {
       this.prefills.splice(this.prefills.indexOf(s), 1);
     } else {
       const i = this.waiting.indexOf(s, this.waitHead);
-      if (i >= 0) this.waiting.splice(i, 1);
+      if (i >= 0) {
+        this.waiting.splice(i, 1);
+        this.balancer?.left(s.rank);
+      }
     }
     const output = s.state === DECODE && !this.sampler ? this.lockstepOutput(s) : s.output;
     s.state = DONE;

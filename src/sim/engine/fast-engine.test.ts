@@ -120,6 +120,27 @@ describe('the fast engine against the full co-simulation', () => {
     });
   }
 
+  it("TensorRT-LLM's attention-DP balancer: the same predictions, holds and skipped steps included", () => {
+    const setup: SimSetup = {
+      ...DSR1_B200,
+      ep: 8,
+      dpAttn: true,
+      engineFamily: 'trt',
+      dpBalanceTimeoutSteps: 60,
+    };
+    expect(resolveSim(setup).engineOptions.dpBalance).toEqual({ ranks: 8, timeoutSteps: 60 });
+    for (const concurrency of [4, 64, 512]) {
+      const w = { ...setup, isl: 1024, osl: 256, concurrency };
+      // Skipped decode steps may run past the window's last completion: at most one request's decode.
+      expectSame(point(w), point({ ...w, engine: 'exact' }), `balancer conc ${concurrency}`, 256);
+    }
+    // The hold is what sets TTFT at few users: a lone prompt waits for the counter (up to 60 steps).
+    const w = { ...setup, isl: 1024, osl: 256, concurrency: 4 };
+    const held = point(w);
+    const prompt = point({ ...w, dpBalanceTimeoutSteps: undefined });
+    expect(held.ttftMs.median).toBeGreaterThan(5 * prompt.ttftMs.median);
+  });
+
   it('DP-attention: the same predictions whether prompts queue behind the budget or not', () => {
     // 2048 tokens a step: at 64 users of 1024-token prompts some wait (the step's prefill is spread over the
     // ranks); alone, one rank carries it.

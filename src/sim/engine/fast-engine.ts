@@ -1,7 +1,8 @@
 import type { Draws } from './fast-base.ts';
 import { FastScheduler, fastEngineSupports } from './fast-scheduler.ts';
 import { blocksOf, crossings, DECODE, decodeTotals } from './fast-seq.ts';
-import type { EngineHooks, EngineOptions, StepInfo } from './types.ts';
+import type { BatchTotals } from './perf-model.ts';
+import type { EngineHooks, EngineOptions, StepInfo, StepTimer } from './types.ts';
 
 export { fastEngineSupports } from './fast-scheduler.ts';
 
@@ -97,6 +98,15 @@ export class FastEngine extends FastScheduler {
     t.queued = 0;
     const drafting = w > 1 ? D : 0;
     const timer = this.opts.timer;
+    const from = this.stats.steps;
+    this.skipSteps(until, t, drafting, timer);
+    // Each skipped step asked the balancer as a step would, and admitted nothing.
+    this.balancer?.skip(this.stats.steps - from);
+  }
+
+  private skipSteps(until: number, t: BatchTotals, drafting: number, timer: StepTimer): void {
+    const w = this.width;
+    const D = this.alive;
     while (this.now < until) {
       const T = this.T;
       const e = this.emitCount(this.decodeSteps);

@@ -96,7 +96,9 @@ export class FastScheduler extends FastBase {
         if (!outside) budget -= n;
       }
     }
+    const open = this.balancer?.open(this.running > 0) ?? true; // every step, as engine.ts (dp-balancer.ts)
     while (
+      open &&
       preempted === 0 &&
       (budget > 0 || !inBudget) &&
       this.waiting.length > this.waitHead &&
@@ -110,6 +112,7 @@ export class FastScheduler extends FastBase {
       if (blocks > this.free) break;
       this.free -= blocks;
       this.waitHead++;
+      this.balancer?.left(s.rank);
       s.computed = transferred ? s.length - 1 : 0;
       s.res = s.computed + n;
       s.scheduled = n;
@@ -268,6 +271,7 @@ export class FastScheduler extends FastBase {
     this.stats.preemptions++;
     if (this.waitHead > 0) this.waiting[--this.waitHead] = s;
     else this.waiting.unshift(s);
+    this.balancer?.queued(s.rank);
   }
 
   /** Takes a decode out of the group (finish, preemption, abort). */

@@ -32,6 +32,8 @@ export class FSeq {
   capK = false;
   /** A recomputed request one token short of its length, verifying drafts this step (engine.ts). */
   drafting = false;
+  /** Its attention-DP rank where a DP balancer holds prompts (dp-balancer.ts); else 0. */
+  rank = 0;
   constructor(
     readonly req: SimRequest,
     readonly target: number,

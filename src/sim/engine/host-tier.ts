@@ -7,6 +7,7 @@
  * (vLLM overlaps it with compute) but its bytes are counted; the host→GPU copy is serial with the step that
  * admits the request, so it lengthens that step (and the request's prefill) by bytes / bandwidth.
  */
+import { BLOCK_SIZE } from './kv-cache.ts';
 
 /** Host-link bandwidth per GPU when the catalog says nothing: PCIe Gen5 x16 moves ~64 GB/s, ~50 in practice. */
 export const DEFAULT_HOST_KV_GBPS = 50;
@@ -21,6 +22,20 @@ export interface HostKvOptions {
 }
 
 export class HostTier {
+  /** The tier's gauges, with the prompt tokens its engine looked up (`queries`) and found (`hits`). */
+  gauges(queries: number, hits: number) {
+    const perBlock = this.opts.bytesPerToken * BLOCK_SIZE;
+    return {
+      capacityTokens: this.opts.blocks * BLOCK_SIZE,
+      usedTokens: this.usedBlocks * BLOCK_SIZE,
+      queries,
+      hits,
+      bytesGpuToCpu: this.stats.storedBlocks * perBlock,
+      bytesCpuToGpu: this.stats.loadedBlocks * perBlock,
+      secondsCpuToGpu: this.stats.loadMs / 1000,
+    };
+  }
+
   /** Hashes held, in use order (Map iteration order = LRU first). */
   private readonly lru = new Map<string, true>();
   readonly stats = { storedBlocks: 0, loadedBlocks: 0, loadMs: 0 };

@@ -159,9 +159,10 @@ export function predictPoint(config: PredictConfig): PredictResult {
       },
     );
   };
-  // Past saturation the steady method folds the queue (queue-fold.ts); the full co-simulation never does.
+  // Past saturation the steady method folds the queue (queue-fold.ts); the full co-simulation never does,
+  // nor does an engine whose DP balancer holds prompts (its admissions depend on more than the queue's head).
   let users = conc;
-  if (!asMeasured && choice !== 'exact' && config.fold !== false) {
+  if (!asMeasured && choice !== 'exact' && config.fold !== false && !o.dpBalance) {
     const cap = { capacityTokens: o.kvBlocks * BLOCK_SIZE, maxNumSeqs: o.maxNumSeqs ?? 256 };
     users = foldedUsers(conc, inServiceEstimate(cap, { isl, osl, rangeRatio: r }));
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dsr1H200Row } from '../../../test/rows.ts';
-import { formatOutcome, predictRows } from './rows.ts';
+import { formatOutcome, predictRows, setupOfRow, withTrtMtpBudget } from './rows.ts';
 
 const row = dsr1H200Row();
 
@@ -56,17 +56,36 @@ describe('predictRows', () => {
 });
 
 describe('caveats', () => {
-  it('say where TensorRT-LLM with DP-attention predicts a TTFT too low (its balancer), on the line too', () => {
+  it('say where TensorRT-LLM with DP-attention predicts a TTFT too low (its balancer, per rank), on the line too', () => {
     const dp = { ...row, framework: 'trt', tp: 8, ep: 8, 'dp-attn': true, conc: [64] };
     const [trt, vllm, tp] = predictRows([dp, { ...dp, framework: 'vllm' }, { ...dp, 'dp-attn': false }]);
     if (trt?.status !== 'ok' || vllm?.status !== 'ok' || tp?.status !== 'ok')
       throw new Error('expected predictions');
     expect(trt.caveats).toHaveLength(1);
-    expect(trt.caveats[0]).toMatch(/^TTFT too low: TensorRT-LLM's attention-DP balancer/);
-    expect(formatOutcome(trt)).toContain('; caveat: TTFT too low: ');
+    expect(trt.caveats[0]).toMatch(/^TTFT low by up to about 3x: TensorRT-LLM's attention-DP balancer/);
+    expect(formatOutcome(trt)).toContain('; caveat: TTFT low by up to about 3x: ');
     expect(formatOutcome(trt)).toMatch(/; simulated\)$/);
     expect(vllm.caveats).toEqual([]);
     expect(tp.caveats).toEqual([]);
     expect(formatOutcome(tp)).not.toContain('caveat');
+  });
+});
+
+describe("TensorRT-LLM's recipes with DP-attention", () => {
+  it("run the attention-DP balancer on a single engine, and with MTP the scripts' token budget", () => {
+    const dp = { ...row, framework: 'trt', tp: 8, ep: 8, 'dp-attn': true, isl: 1024, conc: [256] };
+    const single = setupOfRow(dp);
+    if ('prefill' in single || 'replicas' in single) throw new Error('expected one engine');
+    expect(single.dpBalanceTimeoutSteps).toBe(60);
+    expect(setupOfRow({ ...dp, 'dp-attn': false })).not.toHaveProperty('dpBalanceTimeoutSteps');
+    expect(setupOfRow({ ...dp, framework: 'vllm' })).not.toHaveProperty('dpBalanceTimeoutSteps');
+    const pd = setupOfRow({ ...multiNode, framework: 'dynamo-trt' });
+    if (!('prefill' in pd)) throw new Error('expected a disaggregated setup');
+    expect(pd.decode.setup).not.toHaveProperty('dpBalanceTimeoutSteps');
+    // Without MTP the budget stays; with one draft token: ⌈(2 · 256 / 8 + 1024 + 64) / 64⌉ · 64 = 1152 a rank.
+    expect(withTrtMtpBudget(single, 256, 1024)).toBe(single);
+    const mtp = setupOfRow({ ...dp, 'spec-decoding': 'mtp' }, { draftTokens: 1, acceptanceLength: 1.875 });
+    if ('prefill' in mtp || 'replicas' in mtp) throw new Error('expected one engine');
+    expect(withTrtMtpBudget(mtp, 256, 1024).maxNumBatchedTokens).toBe(1152 * 8);
   });
 });

@@ -6,7 +6,13 @@ import { isAggregate, type RowSetup } from './aggregate.ts';
 import { pointCaveats } from './caveats.ts';
 import { type SimSetup, SimSetupError } from './config.ts';
 import type { DisaggSetup } from './disagg.ts';
-import { engineFamily, frameworkProfile, type KvCacheDtype, schedulerProfile } from './engine-profile.ts';
+import {
+  engineFamily,
+  frameworkProfile,
+  type KvCacheDtype,
+  schedulerProfile,
+  TRT_ADP_TIMEOUT_ITERS,
+} from './engine-profile.ts';
 import type { EngineChoice } from './fast-engine.ts';
 import {
   defaultMeasured,
@@ -218,7 +224,14 @@ export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row'): R
       ...(opts.gpuMemoryUtilization !== undefined ? { gpuMemoryUtilization: opts.gpuMemoryUtilization } : {}),
     };
   };
-  if (!isRecord(r.prefill) || !isRecord(r.decode)) return engine(r, where);
+  if (!isRecord(r.prefill) || !isRecord(r.decode)) {
+    const one = engine(r, where);
+    // A single TensorRT-LLM engine with DP-attention runs the recipes' attention-DP balancer. Disaggregated
+    // workers' recipes are not the reference's scripts: they are left without it.
+    return one.engineFamily === 'trt' && one.dpAttn
+      ? { ...one, dpBalanceTimeoutSteps: TRT_ADP_TIMEOUT_ITERS }
+      : one;
+  }
   const workers = (p: Row) => (Number.isInteger(p['num-worker']) ? (p['num-worker'] as number) : 1);
   if (workers(r.decode) === 0) {
     const one = engine(r.prefill, `${where} prefill`);
@@ -277,6 +290,19 @@ export function withBatchCaps(setup: DisaggSetup, conc: number): DisaggSetup {
   return { ...setup, prefill: cap(setup.prefill), decode: cap(setup.decode) };
 }
 
+/**
+ * The token budget of the reference's TensorRT-LLM MTP scripts with DP-attention (`dsr1_*_trt_mtp.sh`):
+ * `max_batch_size` = conc / tp per rank and `max_num_tokens` = ⌈((MTP + 1) · max_batch_size + ISL + 64) / 64⌉
+ * · 64 per rank, which leaves a rank room for about one prompt a step beside its decodes. Without MTP the
+ * scripts keep at least 8,192 (the framework's default here). Only where the balancer runs (a single engine).
+ */
+export function withTrtMtpBudget(setup: SimSetup, conc: number, isl: number): SimSetup {
+  if (setup.dpBalanceTimeoutSteps === undefined || !setup.spec || !setup.dpAttn) return setup;
+  const tp = setup.tp ?? 1;
+  const perRank = Math.ceil(((setup.spec.draftTokens + 1) * Math.ceil(conc / tp) + isl + 64) / 64) * 64;
+  return { ...setup, maxNumBatchedTokens: perRank * tp };
+}
+
 function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): PointOutcome {
   const where = `row ${id.row}${id.expName ? ` (${id.expName})` : ''}`;
   const setup = setupOfRow(r, opts, where);
@@ -299,7 +325,7 @@ function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): P
         ? predictReplicas(setup.replicas, w.concurrency, (concurrency) =>
             predictPoint({ ...setup.setup, ...w, concurrency, ...seed }),
           )
-        : predictPoint({ ...setup, ...w, ...seed });
+        : predictPoint({ ...withTrtMtpBudget(setup, w.concurrency, w.isl), ...w, ...seed });
   const spec =
     'prefill' in setup ? setup.prefill.setup.spec : isAggregate(setup) ? setup.setup.spec : setup.spec;
   const caveats = 'prefill' in setup ? [] : pointCaveats(id.framework, id.dpAttn);

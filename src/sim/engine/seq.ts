@@ -20,6 +20,8 @@ export class Seq {
   /** Tokens fed in the step in flight, and whether that step verifies drafts. */
   scheduled = 0;
   drafting = false;
+  /** Its attention-DP rank where a DP balancer holds prompts (dp-balancer.ts); else 0. */
+  rank = 0;
   constructor(
     readonly req: SimRequest,
     /** Output tokens at which it finishes (max tokens, or the simulated EOS). */

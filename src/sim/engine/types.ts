@@ -1,3 +1,4 @@
+import type { DpBalanceOptions } from './dp-balancer.ts';
 import type { HostKvOptions } from './host-tier.ts';
 import type { BlockEvents } from './kv-cache.ts';
 import type { BatchEntry, BatchTotals } from './perf-model.ts';
@@ -70,6 +71,8 @@ export interface EngineOptions {
   hostKv?: HostKvOptions | null;
   spec?: SpecDecodingConfig | null;
   seed?: number;
+  /** TensorRT-LLM's attention-DP balancer holding prompts (dp-balancer.ts); absent: admit at once. */
+  dpBalance?: DpBalanceOptions | null;
 }
 
 /** The host-memory KV tier's counters (tokens and bytes since start). */
