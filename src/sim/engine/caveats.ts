@@ -1,4 +1,4 @@
-import { type EngineFamily, engineFamily } from './engine-profile.ts';
+import type { SimSetup } from './config.ts';
 
 /**
  * What a prediction is known to leave out that biases one of its figures, said with the figure: the engine
@@ -17,10 +17,7 @@ export const TRT_DP_BALANCER_CAVEAT =
   'prompts released together, not per rank (docs/sim-fidelity.md: measured over predicted 0.8-3.2x, median ' +
   '1.4x, on its 44 DP-attention rows)';
 
-/** The caveats of a single-engine point (disaggregated points get none of these). */
-export function pointCaveats(framework: string, dpAttn: boolean | null): string[] {
-  const family: EngineFamily = engineFamily(framework);
-  const out: string[] = [];
-  if (family === 'trt' && dpAttn === true) out.push(TRT_DP_BALANCER_CAVEAT);
-  return out;
+/** The caveats of a single engine's point: read off the setup the prediction ran, not the row again. */
+export function pointCaveats(setup: SimSetup): string[] {
+  return setup.dpBalanceTimeoutSteps !== undefined ? [TRT_DP_BALANCER_CAVEAT] : [];
 }

@@ -328,7 +328,7 @@ function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): P
         : predictPoint({ ...withTrtMtpBudget(setup, w.concurrency, w.isl), ...w, ...seed });
   const spec =
     'prefill' in setup ? setup.prefill.setup.spec : isAggregate(setup) ? setup.setup.spec : setup.spec;
-  const caveats = 'prefill' in setup ? [] : pointCaveats(id.framework, id.dpAttn);
+  const caveats = 'prefill' in setup || isAggregate(setup) ? [] : pointCaveats(setup);
   return { ...id, status: 'ok', prediction, acceptanceLength: spec?.acceptanceLength ?? null, caveats };
 }
 
