@@ -10,7 +10,7 @@
  * its own). Any other argument is an error.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { useUserCatalog } from '../src/config/user-catalog.ts';
 import { writeFileAtomic } from '../src/sweep/atomic-write.ts';
 import {
@@ -78,6 +78,10 @@ async function main(): Promise<number> {
   try {
     file = loadPointsFile(pointsFile);
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      process.stderr.write(`error: ${pointsFile}: no such file (--points names the fidelity points file)\n`);
+      return 1;
+    }
     if (!(err instanceof PointsFileError)) throw err;
     process.stderr.write(`error: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`);
     return 1;
@@ -103,6 +107,10 @@ async function main(): Promise<number> {
   });
   if (process.stderr.isTTY) process.stderr.write('\n');
   const rows = score(file, predictions);
+  if (!existsSync(docFile)) {
+    process.stderr.write(`error: ${docFile}: no such file (--doc names the document the table goes into)\n`);
+    return 1;
+  }
   const doc = readFileSync(docFile, 'utf8');
   const next = formatMarkdown(replaceSection(doc, renderSection(file, rows)));
   // Whole or not at all: a reader (or a second run) never sees half a document.
