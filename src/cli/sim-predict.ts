@@ -86,10 +86,14 @@ export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: numb
     .argument('[file]', "matrix rows JSON (default or '-': stdin)")
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--gpu-memory-utilization <f>', 'engine memory budget fraction (default 0.9)', parseFraction)
-    .option('--draft-tokens <n>', 'draft tokens per step for spec-decoding rows (default 3)', parseIntArg)
+    .option(
+      '--draft-tokens <n>',
+      "draft tokens per step for spec-decoding rows (default: the row's recipe, else 3)",
+      parseIntArg,
+    )
     .option(
       '--acceptance-length <al>',
-      'mean acceptance length for spec-decoding rows (default per model)',
+      "mean acceptance length for spec-decoding rows (default: the row's forced one, else per model and draft length)",
       parsePositive,
     )
     .option(
@@ -150,6 +154,8 @@ export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: numb
         const setupOpts = {
           gpuMemoryUtilization: flags.gpuMemoryUtilization,
           ...(flags.kvCacheDtype !== undefined ? { kvCacheDtype: flags.kvCacheDtype } : {}),
+          ...(flags.draftTokens !== undefined ? { draftTokens: flags.draftTokens } : {}),
+          ...(flags.acceptanceLength !== undefined ? { acceptanceLength: flags.acceptanceLength } : {}),
         };
         const points = matrixPoints(input.doc).length;
         const script = predictWorkerScript();
@@ -164,8 +170,6 @@ export function registerSimPredict(sim: Command, io: CliIO, setExit: (code: numb
           input.doc,
           {
             ...setupOpts,
-            draftTokens: flags.draftTokens,
-            acceptanceLength: flags.acceptanceLength,
             rangeRatio: flags.rangeRatio,
             seed: flags.seed,
             ...(flags.asMeasured ? { method: 'as-measured' as const } : {}),

@@ -4,7 +4,7 @@ import { createPoolRouter, defaultPoolPolicy, POOL_LEAST_LOADED } from '../route
 import { PRECISIONS, type Precision } from '../schema/catalog.ts';
 import { HASH_FLAVORS, type HashFlavor, ROUTER_POLICIES, type RouterPolicyName } from '../schema/router.ts';
 import type { SimSetup } from '../sim/engine/config.ts';
-import { DEFAULT_AL, DEFAULT_DRAFT_TOKENS } from '../sim/engine/rows.ts';
+import { acceptanceLengthAt, DEFAULT_DRAFT_TOKENS } from '../sim/engine/spec-recipe.ts';
 import { startSimServer } from '../sim/serve/server.ts';
 import { serveSetup } from '../sim/serve/setup-from.ts';
 import { loadTokenizer } from '../workload/tokenizers.ts';
@@ -73,7 +73,8 @@ function overridesOf(f: ServeFlags): Partial<SimSetup> {
           spec: {
             method: f.specDecoding,
             draftTokens: f.draftTokens ?? DEFAULT_DRAFT_TOKENS,
-            acceptanceLength: f.acceptanceLength ?? DEFAULT_AL,
+            acceptanceLength:
+              f.acceptanceLength ?? acceptanceLengthAt('', f.draftTokens ?? DEFAULT_DRAFT_TOKENS).al,
           },
         }
       : {}),
@@ -119,7 +120,7 @@ export function registerSimServe(sim: Command, io: CliIO, setExit: (code: number
     .option('--draft-tokens <k>', 'tokens drafted per step (default 3)', positiveInt)
     .option(
       '--acceptance-length <al>',
-      'mean tokens accepted per step, bonus included (default 2.5)',
+      'mean tokens accepted per step, bonus included (default 2.5 at 3 drafts, the same per-draft acceptance at others)',
       positive,
     )
     .option('--time-scale <s>', 'run S times faster than real time', positive, 1)

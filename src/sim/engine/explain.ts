@@ -22,6 +22,7 @@ import {
   withBatchCaps,
   withTrtMtpBudget,
 } from './rows.ts';
+import { type SpecShape, specOfRow } from './spec-recipe.ts';
 
 /**
  * `sim predict --explain`: for one point, where the memory of each engine goes (budget, weights, reserve, KV
@@ -92,6 +93,8 @@ export interface PhaseExplain {
 export interface PointExplain {
   memory: MemoryExplain[];
   phases: PhaseExplain[];
+  /** Speculative decoding as the prediction ran it, with where each number came from; null without it. */
+  spec: SpecShape | null;
 }
 
 const gib = (b: number) => b / GIB;
@@ -112,7 +115,7 @@ export function explainPoint(
   conc: number,
   opts: RowSetupOptions = {},
 ): PointExplain {
-  const rowSetup = setupOfRow(row, opts);
+  const rowSetup = setupOfRow(row, opts, 'row', conc);
   // The batch caps the prediction runs with (rows.ts): a disaggregated worker takes its share of the users.
   const setup = 'prefill' in rowSetup ? withBatchCaps(rowSetup, conc) : rowSetup;
   const isl = row.isl as number;
@@ -210,8 +213,12 @@ export function explainPoint(
     graphs.ceiling !== null && perRank > graphs.ceiling
       ? { aboveCudaGraphs: { batch: perRank, ceiling: graphs.ceiling, unit: graphs.unit } }
       : {};
+  const method = row['spec-decoding'];
+  const spec =
+    method === 'mtp' || method === 'draft_model' ? specOfRow(row, method, opts, conc, 'row') : null;
   return {
     memory,
+    spec,
     phases: [
       {
         phase: 'prefill',
@@ -307,6 +314,13 @@ export function formatExplain(e: PointExplain): string[] {
       g.ceiling === null
         ? `  CUDA graphs: ${g.reason}`
         : `  CUDA graphs: decode batches up to ${g.ceiling} ${g.unit} per rank (${g.reason})`,
+    );
+  }
+  if (e.spec) {
+    const k = e.spec.draftTokens;
+    out.push(
+      `  speculative decoding: ${e.spec.method}, ${k} draft token${k > 1 ? 's' : ''} per step (${e.spec.draftSource}); ` +
+        `acceptance length ${e.spec.acceptanceLength} (${e.spec.alSource})`,
     );
   }
   for (const p of e.phases) {

@@ -1,4 +1,3 @@
-import { goldenAcceptanceLength, recipeSpec } from '../../catalog/golden-al.ts';
 import { accelerator, CatalogError, model as catalogModel } from '../../catalog/index.ts';
 import { PRECISIONS, type Precision } from '../../schema/catalog.ts';
 import { InfxError } from '../../schema/errors.ts';
@@ -23,7 +22,8 @@ import {
 } from './predict.ts';
 import { predictDisagg } from './predict-disagg.ts';
 import { predictReplicas } from './predict-replicas.ts';
-import type { SpecDecodingConfig } from './spec-decode.ts';
+import { SpecConfigError, type SpecDecodingConfig } from './spec-decode.ts';
+import { SpecRecipeError, specOfRow } from './spec-recipe.ts';
 import { unsteadyParts } from './window-halves.ts';
 
 /**
@@ -45,21 +45,6 @@ export interface PredictRowsOptions extends RowSetupOptions {
   fold?: boolean;
 }
 
-export const DEFAULT_DRAFT_TOKENS = 3;
-
-/**
- * Golden acceptance lengths at 3 draft tokens (client-metrics-spec §6: SPEED-Bench coding, thinking on),
- * by model prefix, from the one table in src/catalog/golden-al.ts; the reference pins AgentX throughput
- * runs to these. dsr1 is not in the golden set: 2.5, the typical DeepSeek-R1 MTP-3 figure, is an
- * estimate, and the fallback for every other model.
- */
-export const SPEC_AL: Readonly<Record<string, number>> = Object.fromEntries(
-  ['dsv4', 'glm5.2', 'qwen3.5', 'minimaxm3', 'kimik3'].map((prefix) => [
-    prefix,
-    goldenAcceptanceLength(prefix, recipeSpec(prefix).method, DEFAULT_DRAFT_TOKENS) as number,
-  ]),
-);
-export const DEFAULT_AL = 2.5;
 
 /** What a row does not say about the engine: memory budget, KV dtype and speculative-decoding shape. */
 export interface RowSetupOptions {
@@ -174,7 +159,7 @@ function requireInt(r: Row, k: string, where: string, dflt?: number): number {
  * row without one (decode num-worker 0) is an aggregated pool of num-worker identical engines with the
  * prefill entry's parallelism (one engine when num-worker is 1). Shared by predict and `sim serve --point`.
  */
-export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row'): RowSetup {
+export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row', conc?: number): RowSetup {
   const precision = str(r, 'precision');
   if (!(PRECISIONS as readonly string[]).includes(precision)) {
     throw new RowsError(`${where}: precision '${precision}' is not one of ${PRECISIONS.join(', ')}`);
@@ -182,11 +167,8 @@ export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row'): R
   const method = str(r, 'spec-decoding') || 'none';
   let spec: SpecDecodingConfig | null = null;
   if (method === 'mtp' || method === 'draft_model') {
-    spec = {
-      method,
-      draftTokens: opts.draftTokens ?? DEFAULT_DRAFT_TOKENS,
-      acceptanceLength: opts.acceptanceLength ?? SPEC_AL[str(r, 'model-prefix')] ?? DEFAULT_AL,
-    };
+    const shape = specOfRow(r, method, opts, conc, where);
+    spec = { method, draftTokens: shape.draftTokens, acceptanceLength: shape.acceptanceLength };
   } else if (method !== 'none') {
     throw new RowsError(`${where}: unknown spec-decoding '${method}'`);
   }
@@ -305,7 +287,7 @@ export function withTrtMtpBudget(setup: SimSetup, conc: number, isl: number): Si
 
 function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): PointOutcome {
   const where = `row ${id.row}${id.expName ? ` (${id.expName})` : ''}`;
-  const setup = setupOfRow(r, opts, where);
+  const setup = setupOfRow(r, opts, where, id.conc!);
   const w = {
     isl: requireInt(r, 'isl', where),
     osl: requireInt(r, 'osl', where),
@@ -387,7 +369,14 @@ export function predictMatrixPoint(p: MatrixPoint, opts: PredictRowsOptions = {}
     checkRequests(p.index, id.conc, opts);
     return predictRowPoint(p.row, id, opts);
   } catch (err) {
-    const known = [CatalogError, SimSetupError, PredictError, RowsError].some((E) => err instanceof E);
+    const known = [
+      CatalogError,
+      SimSetupError,
+      PredictError,
+      RowsError,
+      SpecRecipeError,
+      SpecConfigError,
+    ].some((E) => err instanceof E);
     if (!known) throw err;
     return { ...id, status: 'error', reason: (err as Error).message };
   }

@@ -15,7 +15,8 @@ export class ServeSetupError extends InfxError {}
  */
 export function setupFromRow(row: MatrixRow): RowSetup {
   // setupOfRow reads any record (infx predict hands it unvalidated JSON); a typed row is one.
-  return setupOfRow(row);
+  // A script's draft length may depend on the users (spec-recipe.ts): a point's row has one number.
+  return setupOfRow(row, {}, 'row', typeof row.conc === 'number' ? row.conc : undefined);
 }
 
 /**
