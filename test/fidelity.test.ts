@@ -16,7 +16,7 @@ import {
   parsePointsFile,
   regimeOf,
 } from '../scripts/fidelity/points.ts';
-import { rowOf, toPrediction } from '../scripts/fidelity/predict.ts';
+import { predictPoint, rowOf, toPrediction } from '../scripts/fidelity/predict.ts';
 import {
   BEGIN,
   countAll,
@@ -205,6 +205,16 @@ describe('the table generator', () => {
       tputPerGpu: 7,
       interactivity: 99,
     });
+  });
+
+  it('predicts a point under the recipe of its date where it states one (piecewise CUDA graphs)', () => {
+    const p = file.points.find((x) => x.id === 'P2a');
+    expect(p?.recipe).toEqual({ 'piecewise-cuda-graphs': false });
+    if (!p) return;
+    const asMeasured = predictPoint(p);
+    const today = predictPoint({ ...p, recipe: { 'piecewise-cuda-graphs': true } });
+    if (!('tputPerGpu' in asMeasured) || !('tputPerGpu' in today)) throw new Error('not predicted');
+    expect(today.interactivity).toBeGreaterThan(asMeasured.interactivity);
   });
 
   it('replaces only what lies between the markers, and sets them after the Summary the first time', () => {

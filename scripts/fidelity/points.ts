@@ -66,6 +66,8 @@ export const PointSchema = z.strictObject({
   row: Row,
   lengths: z.enum(['random', 'fixed']),
   spec: z.strictObject({ 'draft-tokens': z.int().min(1), 'acceptance-length': z.number().min(1) }).optional(),
+  /** What the recipe of the measurement's date set where today's script (the predictor's rule) differs. */
+  recipe: z.strictObject({ 'piecewise-cuda-graphs': z.boolean() }).optional(),
   measured: Measured,
   family: z.enum(['dense', 'moe']),
   vendor: z.enum(['nvidia', 'amd']),

@@ -65,6 +65,7 @@ export function predictPoint(p: FidelityPoint): Prediction {
     rangeRatio: rangeRatioOf(p),
     seed: 0,
     ...(p.spec ? { draftTokens: p.spec['draft-tokens'], acceptanceLength: p.spec['acceptance-length'] } : {}),
+    ...(p.recipe ? { piecewiseCudaGraphs: p.recipe['piecewise-cuda-graphs'] } : {}),
   });
   return toPrediction(p, outcomes[0]);
 }

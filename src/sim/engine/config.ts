@@ -57,6 +57,11 @@ export interface SimSetup {
    * many steps have passed (dp-balancer.ts); absent: prompts are admitted at once.
    */
   dpBalanceTimeoutSteps?: number;
+  /**
+   * The engine captures piecewise CUDA graphs around attention, so a step that carries a prompt replays graphs
+   * too (TensorRT-LLM's `enable_piecewise_cuda_graph`): no eager floor (EAGER_LAYER_US). Default false.
+   */
+  piecewiseCudaGraphs?: boolean;
 }
 
 export interface ResolvedSim {
@@ -143,6 +148,7 @@ export function resolveSim(setup: SimSetup): ResolvedSim {
     par,
     spec: setup.spec ?? null,
     ...(setup.engineFamily ? { family: setup.engineFamily } : {}),
+    ...(setup.piecewiseCudaGraphs ? { piecewiseCudaGraphs: true } : {}),
   });
   const hostKv = hostKvOf(setup, plan, perf.gpus);
   const engineOptions: EngineOptions = {

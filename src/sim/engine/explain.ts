@@ -19,10 +19,11 @@ import {
   type PointOutcome,
   type RowSetupOptions,
   setupOfRow,
+  singleEngineAt,
   withBatchCaps,
-  withTrtMtpBudget,
 } from './rows.ts';
 import { type SpecShape, specOfRow } from './spec-recipe.ts';
+import { trtPiecewiseCudaGraphs } from './trt-recipe.ts';
 
 /**
  * `sim predict --explain`: for one point, where the memory of each engine goes (budget, weights, reserve, KV
@@ -157,7 +158,7 @@ export function explainPoint(
             {
               pool: 'engine',
               workers: 1,
-              setup: { ...withTrtMtpBudget(setup, conc, isl), maxNumSeqs: Math.max(256, conc) },
+              setup: { ...singleEngineAt(setup, row, conc, opts), maxNumSeqs: Math.max(256, conc) },
               users: conc,
             },
           ];
@@ -192,7 +193,7 @@ export function explainPoint(
           ? `${framework}: the reference's MTP scripts with DP-attention: max_num_tokens ⌈((MTP + 1) · conc / tp + ISL + 64) / 64⌉ · 64 per DP rank (× ${s.tp ?? 1})`
           : sched.reason,
       ...(r.engineOptions.dpBalance ? { dpBalance: r.engineOptions.dpBalance } : {}),
-      cudaGraphs: cudaGraphs(family, framework, r.accelerator, s, budget),
+      cudaGraphs: cudaGraphs(family, framework, r.accelerator, s, budget, piecewise(s, row, conc, opts)),
     };
   });
   const pre = resolved[0]!;
@@ -254,6 +255,7 @@ function cudaGraphs(
   acc: { id: string; memoryGiB: number },
   s: SimSetup,
   budget: number,
+  piecewiseReason: string | null,
 ): CudaGraphExplain {
   const name = framework || 'no framework';
   const tp = s.tp ?? 1;
@@ -273,6 +275,12 @@ function cudaGraphs(
       unit: 'requests',
       reason: `${name}: --cuda-graph-max-bs, SGLang's default on a GPU of ${acc.memoryGiB} GiB at tp ${tp}`,
     };
+  if (piecewiseReason !== null)
+    return {
+      ceiling: null,
+      unit: 'requests',
+      reason: `${name}: piecewise CUDA graphs, so steps that carry a prompt replay graphs too (${piecewiseReason}); decode batch limits come from the recipe's cuda_graph_config, not known here`,
+    };
   return {
     ceiling: null,
     unit: 'requests',
@@ -281,6 +289,17 @@ function cudaGraphs(
         ? `${name}: cuda_graph_config comes from the recipe's extra options; not known here`
         : `${name}: not modelled`,
   };
+}
+
+/** Why a pool's engine runs piecewise CUDA graphs, or null where it does not. */
+function piecewise(
+  s: SimSetup,
+  row: Record<string, unknown>,
+  conc: number,
+  opts: RowSetupOptions,
+): string | null {
+  if (!s.piecewiseCudaGraphs) return null;
+  return opts.piecewiseCudaGraphs !== undefined ? 'set by the options' : trtPiecewiseCudaGraphs(row, conc);
 }
 
 const f1 = (x: number) => x.toFixed(1);

@@ -71,6 +71,8 @@ export interface PerfSetup {
   spec?: SpecDecodingConfig | null;
   /** The engine family running the model (engine-profile.ts); 'other' when not known. */
   family?: EngineFamily;
+  /** Mixed steps replay piecewise CUDA graphs (SimSetup.piecewiseCudaGraphs): no eager floor. */
+  piecewiseCudaGraphs?: boolean;
 }
 
 /** One sequence's work in a step: tokens fed now, and tokens already in its KV cache. */
@@ -226,9 +228,10 @@ export class PerfModel {
     this.floorMs = (m.layers * attnFloor + ffnFloorUs) / 1000;
     this.spec = setup.spec ?? null;
     this.placesPrefillOnRanks = this.dpA > 1 && setup.family !== 'trt';
-    this.eagerMixedStepFloorMs = runsMixedStepsEagerly(setup.family ?? 'other')
-      ? (m.layers * EAGER_LAYER_US) / 1000
-      : 0;
+    this.eagerMixedStepFloorMs =
+      !setup.piecewiseCudaGraphs && runsMixedStepsEagerly(setup.family ?? 'other')
+        ? (m.layers * EAGER_LAYER_US) / 1000
+        : 0;
   }
 
   /** Step time in ms for the batch; `draftSeqs` sequences (decoding with spec decoding) also draft. */

@@ -24,6 +24,7 @@ import { predictDisagg } from './predict-disagg.ts';
 import { predictReplicas } from './predict-replicas.ts';
 import { SpecConfigError, type SpecDecodingConfig } from './spec-decode.ts';
 import { SpecRecipeError, specOfRow } from './spec-recipe.ts';
+import { trtPiecewiseCudaGraphs } from './trt-recipe.ts';
 import { unsteadyParts } from './window-halves.ts';
 
 /**
@@ -45,7 +46,6 @@ export interface PredictRowsOptions extends RowSetupOptions {
   fold?: boolean;
 }
 
-
 /** What a row does not say about the engine: memory budget, KV dtype and speculative-decoding shape. */
 export interface RowSetupOptions {
   gpuMemoryUtilization?: number;
@@ -53,6 +53,11 @@ export interface RowSetupOptions {
   kvCacheDtype?: KvCacheDtype;
   draftTokens?: number;
   acceptanceLength?: number;
+  /**
+   * A single engine's piecewise CUDA graphs (SimSetup.piecewiseCudaGraphs); default: the reference's script
+   * rule for the point (trt-recipe.ts). For a measurement taken under an older script.
+   */
+  piecewiseCudaGraphs?: boolean;
 }
 
 export interface PointIdentity {
@@ -285,6 +290,16 @@ export function withTrtMtpBudget(setup: SimSetup, conc: number, isl: number): Si
   return { ...setup, maxNumBatchedTokens: perRank * tp };
 }
 
+/**
+ * A single engine as the reference's script runs it at one point: the MTP budget above, and piecewise CUDA
+ * graphs where the script turns them on (trt-recipe.ts) or the options say so. Predict and explain share it.
+ */
+export function singleEngineAt(setup: SimSetup, r: Row, conc: number, opts: RowSetupOptions): SimSetup {
+  const budgeted = withTrtMtpBudget(setup, conc, Number(r.isl));
+  const piecewise = opts.piecewiseCudaGraphs ?? trtPiecewiseCudaGraphs(r, conc) !== null;
+  return piecewise ? { ...budgeted, piecewiseCudaGraphs: true } : budgeted;
+}
+
 function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): PointOutcome {
   const where = `row ${id.row}${id.expName ? ` (${id.expName})` : ''}`;
   const setup = setupOfRow(r, opts, where, id.conc!);
@@ -307,7 +322,7 @@ function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): P
         ? predictReplicas(setup.replicas, w.concurrency, (concurrency) =>
             predictPoint({ ...setup.setup, ...w, concurrency, ...seed }),
           )
-        : predictPoint({ ...withTrtMtpBudget(setup, w.concurrency, w.isl), ...w, ...seed });
+        : predictPoint({ ...singleEngineAt(setup, r, w.concurrency, opts), ...w, ...seed });
   const spec =
     'prefill' in setup ? setup.prefill.setup.spec : isAggregate(setup) ? setup.setup.spec : setup.spec;
   const caveats = 'prefill' in setup || isAggregate(setup) ? [] : pointCaveats(setup);

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { dsr1H200Row } from '../../../test/rows.ts';
+import type { SimSetup } from './config.ts';
+import { resolveSim } from './config.ts';
+import { explainPoint, formatExplain } from './explain.ts';
+import { predictRows, setupOfRow, singleEngineAt } from './rows.ts';
+import { trtPiecewiseCudaGraphs } from './trt-recipe.ts';
+
+type Row = Record<string, unknown>;
+const b200 = (over: Row = {}): Row => ({
+  ...dsr1H200Row(),
+  model: 'nvidia/DeepSeek-R1-0528-FP4-V2',
+  framework: 'trt',
+  runner: 'b200',
+  precision: 'fp4',
+  isl: 1024,
+  osl: 1024,
+  tp: 8,
+  ep: 8,
+  ...over,
+});
+
+describe("piecewise CUDA graphs where the reference's TensorRT-LLM scripts turn them on", () => {
+  it('follows the DeepSeek-R1 B200 scripts per precision, MTP, DP-attention, lengths and users', () => {
+    expect(trtPiecewiseCudaGraphs(b200(), 64)).toMatch(/dsr1_fp4_b200_trt\.sh/);
+    expect(trtPiecewiseCudaGraphs(b200({ ep: 1 }), 64)).toBeNull();
+    expect(trtPiecewiseCudaGraphs(b200({ isl: 8192 }), 64)).toBeNull();
+    const mtp = b200({ 'spec-decoding': 'mtp' });
+    expect(trtPiecewiseCudaGraphs(mtp, 32)).not.toBeNull();
+    expect(trtPiecewiseCudaGraphs(mtp, 256)).toBeNull();
+    expect(trtPiecewiseCudaGraphs({ ...mtp, 'dp-attn': true }, 128)).toBeNull();
+    expect(trtPiecewiseCudaGraphs({ ...mtp, 'dp-attn': false }, 128)).not.toBeNull();
+    const fp8 = b200({ model: 'deepseek-ai/DeepSeek-R1-0528', precision: 'fp8' });
+    expect(trtPiecewiseCudaGraphs(fp8, 32)).toBeNull();
+    expect(trtPiecewiseCudaGraphs({ ...fp8, isl: 8192 }, 64)).not.toBeNull();
+    const fp8mtp = { ...fp8, 'spec-decoding': 'mtp' };
+    expect(trtPiecewiseCudaGraphs(fp8mtp, 4)).toBeNull();
+    expect(trtPiecewiseCudaGraphs(fp8mtp, 8)).not.toBeNull();
+    expect(trtPiecewiseCudaGraphs({ ...fp8mtp, 'dp-attn': true }, 64)).toBeNull();
+  });
+
+  it('never on H200, other models, other engines or disaggregated rows', () => {
+    expect(trtPiecewiseCudaGraphs(b200({ runner: 'h200', precision: 'fp8' }), 64)).toBeNull();
+    expect(trtPiecewiseCudaGraphs(b200({ 'model-prefix': 'dsv4' }), 64)).toBeNull();
+    expect(trtPiecewiseCudaGraphs(b200({ framework: 'sglang' }), 64)).toBeNull();
+    expect(trtPiecewiseCudaGraphs({ ...b200(), prefill: {}, decode: {} }, 64)).toBeNull();
+  });
+
+  it('drops the eager floor of a step that carries a prompt, and the options can say otherwise', () => {
+    const row = b200();
+    const base = setupOfRow(row, {}, 'row 0', 64) as SimSetup;
+    const on = singleEngineAt(base, row, 64, {});
+    const off = singleEngineAt(base, row, 64, { piecewiseCudaGraphs: false });
+    expect(on.piecewiseCudaGraphs).toBe(true);
+    expect(off.piecewiseCudaGraphs).toBeUndefined();
+    expect(resolveSim(on).perf.eagerMixedStepFloorMs).toBe(0);
+    expect(resolveSim(off).perf.eagerMixedStepFloorMs).toBe(61);
+    // Prompts among decodes cost less, so users see tokens sooner and faster.
+    const [pw] = predictRows([{ ...row, conc: [64] }]);
+    const [eager] = predictRows([{ ...row, conc: [64] }], { piecewiseCudaGraphs: false });
+    if (pw?.status !== 'ok' || eager?.status !== 'ok') throw new Error('not predicted');
+    expect(pw.prediction.interactivity).toBeGreaterThan(eager.prediction.interactivity);
+  });
+
+  it('is what --explain says', () => {
+    const text = formatExplain(explainPoint(b200(), 64)).join('\n');
+    expect(text).toMatch(
+      /CUDA graphs: trt: piecewise CUDA graphs, so steps that carry a prompt replay graphs too \(dsr1_fp4_b200_trt\.sh: 1k\/1k at TP8 EP8\)/,
+    );
+    expect(text).not.toMatch(/runs a step that carries a prompt without CUDA graphs/);
+    const eager = formatExplain(explainPoint(b200({ ep: 1 }), 64)).join('\n');
+    expect(eager).toMatch(/runs a step that carries a prompt without CUDA graphs/);
+  });
+});
