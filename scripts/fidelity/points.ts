@@ -67,7 +67,13 @@ export const PointSchema = z.strictObject({
   lengths: z.enum(['random', 'fixed']),
   spec: z.strictObject({ 'draft-tokens': z.int().min(1), 'acceptance-length': z.number().min(1) }).optional(),
   /** What the recipe of the measurement's date set where today's script (the predictor's rule) differs. */
-  recipe: z.strictObject({ 'piecewise-cuda-graphs': z.boolean() }).optional(),
+  recipe: z
+    .strictObject({
+      'piecewise-cuda-graphs': z.boolean().optional(),
+      /** TensorRT-LLM's max_num_tokens per DP rank. */
+      'max-num-tokens': z.int().min(1).optional(),
+    })
+    .optional(),
   measured: Measured,
   family: z.enum(['dense', 'moe']),
   vendor: z.enum(['nvidia', 'amd']),

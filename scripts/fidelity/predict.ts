@@ -65,7 +65,12 @@ export function predictPoint(p: FidelityPoint): Prediction {
     rangeRatio: rangeRatioOf(p),
     seed: 0,
     ...(p.spec ? { draftTokens: p.spec['draft-tokens'], acceptanceLength: p.spec['acceptance-length'] } : {}),
-    ...(p.recipe ? { piecewiseCudaGraphs: p.recipe['piecewise-cuda-graphs'] } : {}),
+    ...(p.recipe?.['piecewise-cuda-graphs'] !== undefined
+      ? { piecewiseCudaGraphs: p.recipe['piecewise-cuda-graphs'] }
+      : {}),
+    ...(p.recipe?.['max-num-tokens'] !== undefined
+      ? { maxNumTokensPerRank: p.recipe['max-num-tokens'] }
+      : {}),
   });
   return toPrediction(p, outcomes[0]);
 }

@@ -58,6 +58,11 @@ export interface RowSetupOptions {
    * rule for the point (trt-recipe.ts). For a measurement taken under an older script.
    */
   piecewiseCudaGraphs?: boolean;
+  /**
+   * A single engine's token budget per DP rank (TensorRT-LLM's `max_num_tokens`), for a measurement taken
+   * under a script that set it; default: the framework's (engine-profile.ts) or the MTP scripts' rule.
+   */
+  maxNumTokensPerRank?: number;
 }
 
 export interface PointIdentity {
@@ -295,7 +300,10 @@ export function withTrtMtpBudget(setup: SimSetup, conc: number, isl: number): Si
  * graphs where the script turns them on (trt-recipe.ts) or the options say so. Predict and explain share it.
  */
 export function singleEngineAt(setup: SimSetup, r: Row, conc: number, opts: RowSetupOptions): SimSetup {
-  const budgeted = withTrtMtpBudget(setup, conc, Number(r.isl));
+  const budgeted =
+    opts.maxNumTokensPerRank !== undefined
+      ? { ...setup, maxNumBatchedTokens: opts.maxNumTokensPerRank * (setup.dpAttn ? (setup.tp ?? 1) : 1) }
+      : withTrtMtpBudget(setup, conc, Number(r.isl));
   const piecewise = opts.piecewiseCudaGraphs ?? trtPiecewiseCudaGraphs(r, conc) !== null;
   return piecewise ? { ...budgeted, piecewiseCudaGraphs: true } : budgeted;
 }

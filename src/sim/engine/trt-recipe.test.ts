@@ -62,6 +62,14 @@ describe("piecewise CUDA graphs where the reference's TensorRT-LLM scripts turn 
     expect(pw.prediction.interactivity).toBeGreaterThan(eager.prediction.interactivity);
   });
 
+  it("takes a measurement's own token budget per DP rank from the options", () => {
+    const dp = b200({ 'dp-attn': true, isl: 8192 });
+    const base = setupOfRow(dp, {}, 'row 0', 64) as SimSetup;
+    expect(singleEngineAt(base, dp, 64, { maxNumTokensPerRank: 1152 }).maxNumBatchedTokens).toBe(8 * 1152);
+    const tp = setupOfRow(b200(), {}, 'row 0', 64) as SimSetup;
+    expect(singleEngineAt(tp, b200(), 64, { maxNumTokensPerRank: 1152 }).maxNumBatchedTokens).toBe(1152);
+  });
+
   it('is what --explain says', () => {
     const text = formatExplain(explainPoint(b200(), 64)).join('\n');
     expect(text).toMatch(
