@@ -9,6 +9,7 @@ import {
   MLA_DECODE_EFFICIENCY,
 } from './perf-constants.ts';
 import { PerfModel } from './perf-model.ts';
+import { Prng } from './prng.ts';
 
 /**
  * DP-attention and expert parallelism in the step model: the busiest DP rank's share of the sequences (a
@@ -142,6 +143,56 @@ describe('expert-parallel load imbalance', () => {
     expect(f[3]).toBeGreaterThan(1);
     // A token picks 8 of 256 experts, 32 per rank: at most all 8 land on one rank, 8× the mean of 1.
     expect(f[0]).toBeLessThanOrEqual(8);
+  });
+});
+
+describe("the busiest expert-parallel rank's expert reads", () => {
+  /** Seeded: tokens each pick topK distinct experts; the mean over trials of the busiest rank's touched share. */
+  function simulated(tokens: number, ep: number, trials = 400): number {
+    const rng = new Prng(tokens * 64 + ep);
+    const experts = 256;
+    const perRank = experts / ep;
+    let sum = 0;
+    const touched = new Uint8Array(experts);
+    for (let t = 0; t < trials; t++) {
+      touched.fill(0);
+      for (let i = 0; i < tokens; i++) {
+        let picked = 0;
+        while (picked < 8) {
+          const e = Math.floor(rng.next() * experts);
+          if (touched[e] === 2) continue; // this token already picked it (2: this token's, 1: an earlier one's)
+          touched[e] = 2;
+          picked++;
+        }
+        for (let e = 0; e < experts; e++) if (touched[e] === 2) touched[e] = 1;
+      }
+      let max = 0;
+      for (let r = 0; r < ep; r++) {
+        let n = 0;
+        for (let e = r * perRank; e < (r + 1) * perRank; e++) n += touched[e]!;
+        if (n > max) max = n;
+      }
+      sum += max / perRank;
+    }
+    return sum / trials;
+  }
+
+  it('follows a seeded simulation of the routing within 4 % at small and large batches', () => {
+    for (const [tokens, ep] of [
+      [8, 8],
+      [32, 8],
+      [64, 8],
+      [256, 8],
+      [32, 4],
+    ] as const) {
+      const m = perf({ tp: 8, ep, dpAttn: false });
+      expect(Math.abs(m.expertFraction(tokens) / simulated(tokens, ep) - 1)).toBeLessThan(0.04);
+    }
+  });
+
+  it('is the plain touched fraction without EP, and all of a rank once every expert is hit', () => {
+    expect(tp8.expertFraction(32)).toBeCloseTo(1 - (1 - 8 / 256) ** 32, 12);
+    expect(dep8.expertFraction(100000)).toBeCloseTo(1, 6);
   });
 });
 

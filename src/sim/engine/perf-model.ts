@@ -396,7 +396,9 @@ export class PerfModel {
     if (this.ep <= 1) return f;
     const perRank = this.experts / this.ep;
     const mean = f * perRank;
-    const busiest = Math.min(perRank, mean + Math.sqrt(2 * mean * Math.log(this.ep)));
+    // A rank's touched experts: each of its perRank is touched with chance f, a binomial count.
+    const sd = Math.sqrt(perRank * f * (1 - f));
+    const busiest = Math.min(perRank, mean + expectedMaxOfNormals(this.ep) * sd);
     return busiest / perRank;
   }
 
