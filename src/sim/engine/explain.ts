@@ -189,9 +189,11 @@ export function explainPoint(
       maxNumBatchedTokens: budget,
       decodesInBudget: r.engineOptions.decodesInBudget ?? true,
       budgetReason:
-        s.maxNumBatchedTokens !== undefined && s.maxNumBatchedTokens !== sched.maxNumBatchedTokens
-          ? `${framework}: the reference's MTP scripts with DP-attention: max_num_tokens ⌈((MTP + 1) · conc / tp + ISL + 64) / 64⌉ · 64 per DP rank (× ${s.tp ?? 1})`
-          : sched.reason,
+        opts.maxNumTokensPerRank !== undefined && !('prefill' in setup) && !isAggregate(setup)
+          ? `set by the options: max_num_tokens ${opts.maxNumTokensPerRank} per DP rank`
+          : s.maxNumBatchedTokens !== undefined && s.maxNumBatchedTokens !== sched.maxNumBatchedTokens
+            ? `${framework}: the reference's MTP scripts with DP-attention: max_num_tokens ⌈((MTP + 1) · conc / tp + ISL + 64) / 64⌉ · 64 per DP rank (× ${s.tp ?? 1})`
+            : sched.reason,
       ...(r.engineOptions.dpBalance ? { dpBalance: r.engineOptions.dpBalance } : {}),
       cudaGraphs: cudaGraphs(family, framework, r.accelerator, s, budget, piecewise(s, row, conc, opts)),
     };

@@ -68,6 +68,10 @@ describe("piecewise CUDA graphs where the reference's TensorRT-LLM scripts turn 
     expect(singleEngineAt(base, dp, 64, { maxNumTokensPerRank: 1152 }).maxNumBatchedTokens).toBe(8 * 1152);
     const tp = setupOfRow(b200(), {}, 'row 0', 64) as SimSetup;
     expect(singleEngineAt(tp, b200(), 64, { maxNumTokensPerRank: 1152 }).maxNumBatchedTokens).toBe(1152);
+    const text = formatExplain(explainPoint(dp, 64, { maxNumTokensPerRank: 1152 })).join('\n');
+    expect(text).toMatch(
+      /token budget: 9216 per step \(set by the options: max_num_tokens 1152 per DP rank\)/,
+    );
   });
 
   it('is what --explain says', () => {
