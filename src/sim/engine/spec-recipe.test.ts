@@ -25,6 +25,14 @@ describe("speculative decoding's shape from the row and its recipe", () => {
     expect([tp.draftTokens, tp.acceptanceLength]).toEqual([3, DEFAULT_AL]);
   });
 
+  it("leaves a draft-model row at the default: the scripts' rules are for MTP", () => {
+    const r = mtp({ framework: 'trt', 'dp-attn': true, ep: 8, 'spec-decoding': 'draft_model' });
+    expect(specOfRow(r, 'draft_model', {}, 64, 'row 0')).toMatchObject({
+      draftTokens: 3,
+      draftSource: 'default',
+    });
+  });
+
   it('drafts 2 for DeepSeek-R1 on SGLang on NVIDIA GPUs and 3 on AMD ones', () => {
     expect(shape(mtp({ runner: 'b200' }), 8).draftTokens).toBe(2);
     expect(shape(mtp({ runner: 'b200' }), 8).acceptanceLength).toBe(2.34);

@@ -179,7 +179,10 @@ export function specOfRow(
               source: `the golden table's draft length for SYNTHETIC_ACCEPTANCE_LENGTH=${forced}`,
             }
           : null) ??
-        (single ? scriptDraftTokens(r, conc) : null) ?? { n: DEFAULT_DRAFT_TOKENS, source: 'default' });
+        (single && method === 'mtp' ? scriptDraftTokens(r, conc) : null) ?? {
+          n: DEFAULT_DRAFT_TOKENS,
+          source: 'default',
+        });
   const al =
     opts.acceptanceLength !== undefined
       ? { al: opts.acceptanceLength, source: '--acceptance-length' }
