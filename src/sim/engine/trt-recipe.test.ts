@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dsr1H200Row } from '../../../test/rows.ts';
+import type { MatrixRow } from '../../schema/matrix-row.ts';
+import { setupFromRow } from '../serve/setup-from.ts';
 import type { SimSetup } from './config.ts';
 import { resolveSim } from './config.ts';
 import { explainPoint, formatExplain } from './explain.ts';
@@ -72,6 +74,15 @@ describe("piecewise CUDA graphs where the reference's TensorRT-LLM scripts turn 
     expect(text).toMatch(
       /token budget: 9216 per step \(set by the options: max_num_tokens 1152 per DP rank\)/,
     );
+  });
+
+  it('is what `sim serve --point` (and a simulated sweep) runs for one point, as predict does', () => {
+    const point = { ...b200({ 'spec-decoding': 'mtp', 'dp-attn': true }), conc: 64 } as unknown as MatrixRow;
+    const served = setupFromRow(point) as SimSetup;
+    expect(served.piecewiseCudaGraphs).toBe(true);
+    expect(served.spec).toMatchObject({ draftTokens: 1 });
+    // The MTP scripts' budget: ⌈((1 + 1) · 64 / 8 + 1024 + 64) / 64⌉ · 64 = 1152 per rank.
+    expect(served.maxNumBatchedTokens).toBe(8 * 1152);
   });
 
   it('is what --explain says', () => {

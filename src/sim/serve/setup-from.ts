@@ -3,7 +3,7 @@ import { InfxError } from '../../schema/errors.ts';
 import { type MatrixRow, MatrixRowSchema } from '../../schema/matrix-row.ts';
 import { isAggregate, type RowSetup } from '../engine/aggregate.ts';
 import type { SimSetup } from '../engine/config.ts';
-import { setupOfRow } from '../engine/rows.ts';
+import { setupOfRow, singleEngineAt } from '../engine/rows.ts';
 
 /** Where an `infx sim serve` setup comes from: command-line flags, or one matrix row (`--point`). */
 
@@ -15,8 +15,12 @@ export class ServeSetupError extends InfxError {}
  */
 export function setupFromRow(row: MatrixRow): RowSetup {
   // setupOfRow reads any record (infx predict hands it unvalidated JSON); a typed row is one.
-  // A script's draft length may depend on the users (spec-recipe.ts): a point's row has one number.
-  return setupOfRow(row, {}, 'row', typeof row.conc === 'number' ? row.conc : undefined);
+  // A script's draft length, token budget and CUDA graphs may depend on the users (spec-recipe.ts,
+  // trt-recipe.ts): a point's row has one number, and a single engine then runs as predict runs it.
+  const conc = typeof row.conc === 'number' ? row.conc : undefined;
+  const setup = setupOfRow(row, {}, 'row', conc);
+  if (conc === undefined || 'prefill' in setup || isAggregate(setup)) return setup;
+  return singleEngineAt(setup, row, conc, {});
 }
 
 /**
