@@ -23,10 +23,13 @@ export class SpecConfigError extends InfxError {
   override name = 'SpecConfigError';
 }
 
+/** The most draft tokens a step may verify: engines stop well below (golden tables measure up to 8). */
+export const MAX_DRAFT_TOKENS = 16;
+
 export function validateSpec(spec: SpecDecodingConfig): void {
   const { draftTokens: k, acceptanceLength: al } = spec;
-  if (!Number.isInteger(k) || k < 1)
-    throw new SpecConfigError(`draft tokens must be an integer >= 1, got ${k}`);
+  if (!Number.isInteger(k) || k < 1 || k > MAX_DRAFT_TOKENS)
+    throw new SpecConfigError(`draft tokens must be an integer from 1 to ${MAX_DRAFT_TOKENS}, got ${k}`);
   if (!(al >= 1 && al <= k + 1)) {
     throw new SpecConfigError(
       `acceptance length ${al} is impossible with ${k} draft tokens: it must lie in [1, ${k + 1}] ` +

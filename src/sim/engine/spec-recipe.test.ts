@@ -106,6 +106,24 @@ describe("speculative decoding's shape from the row and its recipe", () => {
     expect(out[0]).toMatchObject({ status: 'error' });
   });
 
+  it('refuses a stated draft length out of range, and reads no draft length from an mtp0 recipe name', () => {
+    for (const bad of ['DECODE_MTP_SIZE=0', 'DECODE_MTP_SIZE=99', 'DECODE_MTP_SIZE=two']) {
+      expect(() => shape(disagg({}, { 'additional-settings': [bad] }), 8)).toThrow(
+        new RegExp(`row 0: ${bad} is not a draft length \\(an integer from 1 to 16\\)`),
+      );
+    }
+    const stp = disagg(
+      { 'additional-settings': ['CONFIG_FILE=recipes/x/ctx1_gen4_tep8_batch1_eplb0_mtp0.yaml'] },
+      {},
+    );
+    expect(shape(stp, 8)).toMatchObject({ draftTokens: 3, draftSource: 'default' });
+    const [huge] = predictRows([{ ...mtp(), conc: [4] }], { draftTokens: 1_000_000 });
+    expect(huge).toMatchObject({
+      status: 'error',
+      reason: expect.stringMatching(/draft tokens must be an integer from 1 to 16, got 1000000/),
+    });
+  });
+
   it('lets --draft-tokens and --acceptance-length win, the AL following the chosen draft length', () => {
     const dp = mtp({ framework: 'trt', 'dp-attn': true, ep: 8 });
     expect(shape(dp, 64, { draftTokens: 3 })).toMatchObject({ draftTokens: 3, acceptanceLength: DEFAULT_AL });

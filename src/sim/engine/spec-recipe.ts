@@ -1,7 +1,12 @@
 import { goldenAcceptanceLength, recipeSpec } from '../../catalog/golden-al.ts';
 import { accelerator, CatalogError } from '../../catalog/index.ts';
 import { InfxError } from '../../schema/errors.ts';
-import { acceptanceProbability, expectedAcceptance, type SpecMethod } from './spec-decode.ts';
+import {
+  acceptanceProbability,
+  expectedAcceptance,
+  MAX_DRAFT_TOKENS,
+  type SpecMethod,
+} from './spec-decode.ts';
 
 /**
  * A matrix row's speculative-decoding shape: how many tokens the reference's recipe drafts per step and
@@ -53,10 +58,16 @@ function settingsOf(r: Row): string[] {
   );
 }
 
-function statedDraftTokens(settings: string[]): { n: number; source: string } | null {
+function statedDraftTokens(settings: string[], where: string): { n: number; source: string } | null {
   for (const s of settings) {
-    const m = /^DECODE_MTP_SIZE=(\d+)$/.exec(s);
-    if (m) return { n: Number(m[1]), source: `the row: ${s}` };
+    if (!s.startsWith('DECODE_MTP_SIZE=')) continue;
+    const n = Number(s.slice('DECODE_MTP_SIZE='.length));
+    if (!Number.isInteger(n) || n < 1 || n > MAX_DRAFT_TOKENS) {
+      throw new SpecRecipeError(
+        `${where}: ${s} is not a draft length (an integer from 1 to ${MAX_DRAFT_TOKENS})`,
+      );
+    }
+    return { n, source: `the row: ${s}` };
   }
   for (const s of settings) {
     if (!s.startsWith('CONFIG_FILE=')) continue;
@@ -66,7 +77,9 @@ function statedDraftTokens(settings: string[]): { n: number; source: string } | 
         .split(/[/:]/)
         .find((p) => /mtp\d/i.test(p)) ?? '';
     const m = /(?:^|[-_])mtp(\d+)(?:[-_.]|$)/i.exec(base);
-    if (m) return { n: Number(m[1]), source: `the row's recipe file name (${base})` };
+    // mtp0 names a recipe without speculative decoding; a length out of range is not one to read.
+    const n = m ? Number(m[1]) : 0;
+    if (n >= 1 && n <= MAX_DRAFT_TOKENS) return { n, source: `the row's recipe file name (${base})` };
   }
   return null;
 }
@@ -172,7 +185,7 @@ export function specOfRow(
   const draft =
     opts.draftTokens !== undefined
       ? { n: opts.draftTokens, source: '--draft-tokens' }
-      : (statedDraftTokens(settings) ??
+      : (statedDraftTokens(settings, where) ??
         (fromForced !== null
           ? {
               n: fromForced,
