@@ -5,6 +5,7 @@ import { SimEngine, SimRequestError } from './engine.ts';
 import { DEFAULT_BATCHED_TOKENS } from './engine-profile.ts';
 import { type EngineChoice, fastEngineFor, useFastEngine } from './fast-engine.ts';
 import { MinHeap } from './heap.ts';
+import { IdTable } from './id-table.ts';
 import { PacedEngines } from './paced-engines.ts';
 import type { EngineGauges, EngineHooks, SimRequest, StepEngine } from './types.ts';
 
@@ -76,7 +77,7 @@ export class DisaggCluster extends PacedEngines {
   private inTransfer = 0;
   private sent = 0;
   private all: StepEngine[] = [];
-  private readonly live = new Map<string, Live>();
+  private readonly live = new IdTable<Live>();
   /**
    * Virtual time with closed arrivals: requests submitted for a time some busy worker has not reached, held
    * until every worker's clock has (nextEvent), earliest first.
