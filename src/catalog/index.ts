@@ -84,13 +84,18 @@ function acceleratorBase(label: string): string | undefined {
   }
 }
 
+/** The accelerator `accelerator(name)` names, or undefined where it knows none (no message built). */
+export function findAccelerator(name: string): AcceleratorSpec | undefined {
+  const id = acceleratorBase(name);
+  return id === undefined ? undefined : acceleratorById.get(id);
+}
+
 /**
  * The accelerator named by a base id (h100, mi355x, …) or a master-config runner label (cluster:gb300-nv,
  * mi355x-disagg, rtx6000pro-lat, h100-dgxc-slurm_03). Case-insensitive. Throws CatalogError when unknown.
  */
 export function accelerator(name: string): AcceleratorSpec {
-  const id = acceleratorBase(name);
-  const spec = id === undefined ? undefined : acceleratorById.get(id);
+  const spec = findAccelerator(name);
   if (spec === undefined) {
     throw new CatalogError(
       `unknown accelerator '${name}': known: ${knownAccelerators()} (runner labels may add the suffixes ` +

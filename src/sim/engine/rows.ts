@@ -1,4 +1,4 @@
-import { accelerator, CatalogError, model as catalogModel } from '../../catalog/index.ts';
+import { CatalogError, model as catalogModel, findAccelerator } from '../../catalog/index.ts';
 import { PRECISIONS, type Precision } from '../../schema/catalog.ts';
 import { InfxError } from '../../schema/errors.ts';
 import { isAggregate, type RowSetup } from './aggregate.ts';
@@ -239,12 +239,7 @@ export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row', co
 
 /** A GPU's memory for the frameworks' memory-dependent defaults; an unknown one fails later, by name (resolveSim). */
 function memoryOf(hardware: string): number | undefined {
-  try {
-    return accelerator(hardware).memoryGiB;
-  } catch (err) {
-    if (err instanceof CatalogError) return undefined;
-    throw err;
-  }
+  return findAccelerator(hardware)?.memoryGiB;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { goldenAcceptanceLength, recipeSpec } from '../../catalog/golden-al.ts';
-import { accelerator, CatalogError } from '../../catalog/index.ts';
+import { findAccelerator } from '../../catalog/index.ts';
 import { InfxError } from '../../schema/errors.ts';
 import {
   acceptanceProbability,
@@ -98,12 +98,7 @@ function forcedAcceptance(settings: string[], where: string): number | null {
 }
 
 function vendorOf(hardware: string): string | undefined {
-  try {
-    return accelerator(hardware).vendor;
-  } catch (err) {
-    if (err instanceof CatalogError) return undefined;
-    throw err;
-  }
+  return findAccelerator(hardware)?.vendor;
 }
 
 /**

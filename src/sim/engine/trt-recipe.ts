@@ -1,4 +1,4 @@
-import { accelerator, CatalogError } from '../../catalog/index.ts';
+import { findAccelerator } from '../../catalog/index.ts';
 
 /**
  * What the reference's single-node TensorRT-LLM scripts for DeepSeek-R1 on B200
@@ -10,20 +10,11 @@ import { accelerator, CatalogError } from '../../catalog/index.ts';
 
 type Row = Record<string, unknown>;
 
-function acceleratorId(runner: string): string | undefined {
-  try {
-    return accelerator(runner).id;
-  } catch (err) {
-    if (err instanceof CatalogError) return undefined;
-    throw err;
-  }
-}
-
 /** The script's rule that turns piecewise CUDA graphs on at this point, or null where it leaves them off. */
 export function trtPiecewiseCudaGraphs(r: Row, conc: number): string | null {
   if (r.framework !== 'trt' || r['model-prefix'] !== 'dsr1') return null;
   if ('prefill' in r || 'decode' in r) return null;
-  if (acceleratorId(String(r.runner ?? '')) !== 'b200') return null;
+  if (findAccelerator(String(r.runner ?? ''))?.id !== 'b200') return null;
   const isl = r.isl;
   const osl = r.osl;
   const oneK = isl === 1024 && osl === 1024;
