@@ -4,7 +4,7 @@ import { createPoolRouter, defaultPoolPolicy, POOL_LEAST_LOADED } from '../route
 import { PRECISIONS, type Precision } from '../schema/catalog.ts';
 import { HASH_FLAVORS, type HashFlavor, ROUTER_POLICIES, type RouterPolicyName } from '../schema/router.ts';
 import type { SimSetup } from '../sim/engine/config.ts';
-import { acceptanceLengthAt, DEFAULT_DRAFT_TOKENS } from '../sim/engine/spec-recipe.ts';
+import { specOfFlags } from '../sim/engine/spec-recipe.ts';
 import { startSimServer } from '../sim/serve/server.ts';
 import { serveSetup } from '../sim/serve/setup-from.ts';
 import { loadTokenizer } from '../workload/tokenizers.ts';
@@ -70,12 +70,7 @@ function overridesOf(f: ServeFlags): Partial<SimSetup> {
     ...(f.hostKvGbps ? { hostKvGbps: f.hostKvGbps } : {}),
     ...(f.specDecoding !== undefined
       ? {
-          spec: {
-            method: f.specDecoding,
-            draftTokens: f.draftTokens ?? DEFAULT_DRAFT_TOKENS,
-            acceptanceLength:
-              f.acceptanceLength ?? acceptanceLengthAt('', f.draftTokens ?? DEFAULT_DRAFT_TOKENS).al,
-          },
+          spec: specOfFlags(f.specDecoding, f.draftTokens, f.acceptanceLength),
         }
       : {}),
     seed: f.seed,

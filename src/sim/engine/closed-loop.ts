@@ -1,3 +1,4 @@
+import { requestNumber } from './id-table.ts';
 import { Prng } from './prng.ts';
 import type { EngineHooks, SimRequest } from './types.ts';
 
@@ -135,11 +136,4 @@ export function closedLoop(
     return finished >= warmup + opts.measured;
   });
   return out;
-}
-
-/** The number n of a request id `r<n>` that a prediction loop made, read without making a substring. */
-export function requestNumber(id: string): number {
-  let n = 0;
-  for (let i = 1; i < id.length; i++) n = n * 10 + (id.charCodeAt(i) - 48);
-  return n;
 }

@@ -162,6 +162,7 @@ export function explainPoint(
               users: conc,
             },
           ];
+  const single = !('prefill' in setup) && !isAggregate(setup);
   const resolved = pools.map((p) => ({ ...p, r: resolveSim(p.setup) }));
   const framework = String(row.framework ?? '');
   const memory = resolved.map(({ pool, workers, r, setup: s }): MemoryExplain => {
@@ -188,12 +189,7 @@ export function explainPoint(
       maxNumSeqs: r.engineOptions.maxNumSeqs ?? 256,
       maxNumBatchedTokens: budget,
       decodesInBudget: r.engineOptions.decodesInBudget ?? true,
-      budgetReason:
-        opts.maxNumTokensPerRank !== undefined && !('prefill' in setup) && !isAggregate(setup)
-          ? `set by the options: max_num_tokens ${opts.maxNumTokensPerRank} per DP rank`
-          : s.maxNumBatchedTokens !== undefined && s.maxNumBatchedTokens !== sched.maxNumBatchedTokens
-            ? `${framework}: the reference's MTP scripts with DP-attention: max_num_tokens ⌈((MTP + 1) · conc / tp + ISL + 64) / 64⌉ · 64 per DP rank (× ${s.tp ?? 1})`
-            : sched.reason,
+      budgetReason: budgetReason(s, sched, framework, single ? opts.maxNumTokensPerRank : undefined),
       ...(r.engineOptions.dpBalance ? { dpBalance: r.engineOptions.dpBalance } : {}),
       cudaGraphs: cudaGraphs(family, framework, r.accelerator, s, budget, piecewise(s, row, conc, opts)),
     };
@@ -291,6 +287,19 @@ function cudaGraphs(
         ? `${name}: cuda_graph_config comes from the recipe's extra options; not known here`
         : `${name}: not modelled`,
   };
+}
+
+/** Where a pool's token budget comes from: the options, the MTP scripts' rule (singleEngineAt), or the framework. */
+function budgetReason(
+  s: SimSetup,
+  sched: { maxNumBatchedTokens: number; reason: string },
+  framework: string,
+  perRankOption: number | undefined,
+): string {
+  if (perRankOption !== undefined) return `set by the options: max_num_tokens ${perRankOption} per DP rank`;
+  if (s.maxNumBatchedTokens === undefined || s.maxNumBatchedTokens === sched.maxNumBatchedTokens)
+    return sched.reason;
+  return `${framework}: the reference's MTP scripts with DP-attention: max_num_tokens ⌈((MTP + 1) · conc / tp + ISL + 64) / 64⌉ · 64 per DP rank (× ${s.tp ?? 1})`;
 }
 
 /** Why a pool's engine runs piecewise CUDA graphs, or null where it does not. */

@@ -38,3 +38,13 @@ function numberOf(id: string): number {
   }
   return n;
 }
+
+/**
+ * The number n of a request id `r<n>` that a prediction loop made, read without making a substring or
+ * checking it (the loop's own ids; IdTable checks the ids it is handed).
+ */
+export function requestNumber(id: string): number {
+  let n = 0;
+  for (let i = 1; i < id.length; i++) n = n * 10 + (id.charCodeAt(i) - 48);
+  return n;
+}

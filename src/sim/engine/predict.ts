@@ -1,8 +1,8 @@
 import { InfxError } from '../../schema/errors.ts';
-import { requestNumber } from './closed-loop.ts';
 import { resolveSim, type SimSetup } from './config.ts';
 import { type EngineHooks, SimEngine } from './engine.ts';
 import { type EngineChoice, fastEngineFor, useFastEngine } from './fast-engine.ts';
+import { requestNumber } from './id-table.ts';
 import { BLOCK_SIZE } from './kv-cache.ts';
 import { type LatencyStats, latencyStats } from './latency.ts';
 import { Prng } from './prng.ts';

@@ -211,3 +211,9 @@ export function specOfRow(
     alSource: al.source,
   };
 }
+
+/** Speculative decoding given by flags alone (`sim serve --spec-decoding`): no row, so no model table. */
+export function specOfFlags(method: SpecMethod, draftTokens?: number, acceptanceLength?: number) {
+  const k = draftTokens ?? DEFAULT_DRAFT_TOKENS;
+  return { method, draftTokens: k, acceptanceLength: acceptanceLength ?? acceptanceLengthAt('', k).al };
+}
