@@ -8,25 +8,28 @@ export class IdTable<T> {
   private readonly byId = new Map<string, T>();
 
   get(id: string): T | undefined {
-    const n = numberOf(id);
+    const n = requestNumber(id);
     return n >= 0 ? this.byNumber[n] : this.byId.get(id);
   }
 
   set(id: string, value: T): void {
-    const n = numberOf(id);
+    const n = requestNumber(id);
     if (n >= 0) this.byNumber[n] = value;
     else this.byId.set(id, value);
   }
 
   delete(id: string): void {
-    const n = numberOf(id);
+    const n = requestNumber(id);
     if (n >= 0) this.byNumber[n] = undefined;
     else this.byId.delete(id);
   }
 }
 
-/** n of an id `r<n>` (up to 9 digits, no leading zero but `r0`), else −1. */
-function numberOf(id: string): number {
+/**
+ * n of a request id `r<n>` (up to 9 digits, no leading zero but `r0`: every id a prediction loop makes), else −1.
+ * The loops read their own ids with it too, so there is one reading of the form.
+ */
+export function requestNumber(id: string): number {
   const len = id.length;
   if (len < 2 || len > 10 || id.charCodeAt(0) !== 114) return -1;
   if (len > 2 && id.charCodeAt(1) === 48) return -1;
@@ -36,15 +39,5 @@ function numberOf(id: string): number {
     if (d < 0 || d > 9) return -1;
     n = n * 10 + d;
   }
-  return n;
-}
-
-/**
- * The number n of a request id `r<n>` that a prediction loop made, read without making a substring or
- * checking it (the loop's own ids; IdTable checks the ids it is handed).
- */
-export function requestNumber(id: string): number {
-  let n = 0;
-  for (let i = 1; i < id.length; i++) n = n * 10 + (id.charCodeAt(i) - 48);
   return n;
 }
