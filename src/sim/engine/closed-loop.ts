@@ -38,6 +38,8 @@ export interface LoopResult {
   peakKvUsage: number;
   /** The probe stopped the loop during the warm-up (nothing measured). */
   probed: boolean;
+  /** The watch stopped the loop during the measured window (what it measured is partial). */
+  stopped: boolean;
 }
 
 export function closedLoop(
@@ -55,8 +57,11 @@ export function closedLoop(
     requests?: readonly { promptTokens: number; outputTokens: number }[];
     /** Completions discarded before the window; default `concurrency` (every user has cycled once). */
     warmup?: number;
-    /** Called before each event of the measured window (after its first completion). */
-    watch?: () => void;
+    /**
+     * Called before each event of the measured window (after its first completion); true stops the loop
+     * there (what the watch checks has already failed, so the rest of the window would be wasted).
+     */
+    watch?: () => boolean;
     /** Asked before each event of the warm-up, with the completions so far: true stops the loop there. */
     probe?: (finished: number) => boolean;
   },
@@ -81,6 +86,7 @@ export function closedLoop(
     windowMs: 0,
     peakKvUsage: 0,
     probed: false,
+    stopped: false,
   };
   let submitted = 0;
   let finished = 0;
@@ -132,7 +138,10 @@ export function closedLoop(
       return out.probed;
     }
     out.peakKvUsage = Math.max(out.peakKvUsage, target.kvUsage);
-    if (finished > warmup) opts.watch?.();
+    if (finished > warmup && opts.watch?.()) {
+      out.stopped = true;
+      return true;
+    }
     return finished >= warmup + opts.measured;
   });
   return out;

@@ -8,6 +8,7 @@ import { type LatencyStats, latencyStats } from './latency.ts';
 import { Prng } from './prng.ts';
 import {
   foldedUsers,
+  foldMeasured,
   foldWaitMs,
   foldWarmup,
   inServiceEstimate,
@@ -147,12 +148,15 @@ export function predictPoint(config: PredictConfig): PredictResult {
   const o = resolved.engineOptions;
   const build = (hooks: EngineHooks): StepEngine =>
     fast ? fastEngineFor(choice, o, hooks, true) : new SimEngine(o, hooks);
-  // A folded loop measures as many completions as the full one would, after a longer warm-up (foldWarmup).
+  // A folded loop measures whole rounds of its users (foldMeasured; or the count asked for) after a longer
+  // warm-up (foldWarmup).
   const run = (users: number, watch: QueueWatch | null) => {
-    const warmup = asMeasured ? 0 : users < conc ? foldWarmup(users, conc) : conc;
+    const folded = !asMeasured && users < conc;
+    const warmup = asMeasured ? 0 : folded ? foldWarmup(users, conc) : conc;
+    const counted = folded && config.measureRequests === undefined ? foldMeasured(users, measure) : measure;
     return steadyLoop(
       build,
-      { isl, osl, r, users, warmup, measure, asMeasured, given, watch },
+      { isl, osl, r, users, warmup, measure: counted, asMeasured, given, watch },
       {
         seed: config.workloadSeed ?? 0,
         what: `${resolved.model.id} on ${resolved.accelerator.id}`,
@@ -164,7 +168,7 @@ export function predictPoint(config: PredictConfig): PredictResult {
   let users = conc;
   if (!asMeasured && choice !== 'exact' && config.fold !== false && !o.dpBalance) {
     const cap = { capacityTokens: o.kvBlocks * BLOCK_SIZE, maxNumSeqs: o.maxNumSeqs ?? 256 };
-    users = foldedUsers(conc, inServiceEstimate(cap, { isl, osl, rangeRatio: r }));
+    users = foldedUsers(conc, inServiceEstimate(cap, { isl, osl, rangeRatio: r }), measure);
   }
   const watch = users < conc ? new QueueWatch() : null;
   let loop = run(users, watch);
@@ -304,7 +308,11 @@ function steadyLoop(
     if (completions >= warmup) {
       peakKv = Math.max(peakKv, engine.kvUsage);
       // What the admission left waiting: the queue now, less what arrived as the step's finishes.
-      if (completions > warmup) watch?.see(engine.queued - arrivals);
+      if (completions > warmup && watch) {
+        watch.see(engine.queued - arrivals);
+        // The queue ran dry: the fold is refused, and the rest of this window would be wasted.
+        if (!watch.held) break;
+      }
     }
   }
   return {

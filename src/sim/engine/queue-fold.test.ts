@@ -3,7 +3,7 @@ import type { SimSetup } from './config.ts';
 import type { PredictResult } from './predict.ts';
 import { predictPoint } from './predict.ts';
 import { predictDisagg } from './predict-disagg.ts';
-import { foldedUsers, foldWaitMs, inServiceEstimate, QueueWatch } from './queue-fold.ts';
+import { foldedUsers, foldMeasured, foldWaitMs, inServiceEstimate, QueueWatch } from './queue-fold.ts';
 
 /**
  * Queue folding (queue-fold.ts) against the loop with every user: past saturation the folded prediction
@@ -97,11 +97,50 @@ describe('queue folding', () => {
   });
 });
 
+describe('queue folding, disaggregated: what the probe and the watch decide', () => {
+  it('far past saturation the folded loop measures whole rounds of its users, and agrees', () => {
+    const setup = { prefill: { workers: 1, setup: DSR1 }, decode: { workers: 1, setup: DSR1 } };
+    const w = { isl: 8192, osl: 256, concurrency: 8192 };
+    const folded = predictDisagg(setup, w);
+    const full = predictDisagg(setup, { ...w, fold: false });
+    const users = folded.fold!.users;
+    expect(users).toBeLessThan(0.3 * w.concurrency);
+    expect(full.measuredRequests).toBe(w.concurrency);
+    expect(folded.measuredRequests).toBe(foldMeasured(users, w.concurrency));
+    expect(folded.measuredRequests % users).toBe(0);
+    expect(folded.measuredRequests).toBeLessThan(full.measuredRequests);
+    expectClose(folded, full, 'prefill-bound, 8192 users');
+  });
+
+  it('a cluster that preempts is not folded: the prediction is the full loop, exactly', () => {
+    const setup = { prefill: { workers: 1, setup: DSR1 }, decode: { workers: 1, setup: DSR1 } };
+    for (const w of [
+      { isl: 8192, osl: 2048, concurrency: 4096 },
+      { isl: 8192, osl: 1024, concurrency: 2048 },
+    ]) {
+      const p = predictDisagg(setup, w);
+      expect(p.fold, `${w.isl}/${w.osl} at ${w.concurrency}`).toBeNull();
+      expect(p.preemptions).toBeGreaterThan(0);
+      expect(p).toEqual(predictDisagg(setup, { ...w, fold: false }));
+    }
+  });
+});
+
 describe('queue folding: its parts', () => {
-  it('folds only where it leaves out a good share of the users', () => {
-    expect(foldedUsers(10_000, 1000)).toBe(1532);
-    expect(foldedUsers(2000, 1000)).toBe(2000);
-    expect(foldedUsers(100, 0)).toBe(34);
+  it("folds only where it spares a good share of the full loop's completions", () => {
+    expect(foldedUsers(10_000, 1000, 10_000)).toBe(1532);
+    expect(foldedUsers(1000, 10, 2000)).toBe(47);
+    // 1,832 users leave out more than half of 4,096, but their two warm-up rounds spare only 432 of the
+    // full loop's 8,192 completions.
+    expect(foldedUsers(4096, 1200, 4096)).toBe(4096);
+    expect(foldedUsers(2000, 1000, 4000)).toBe(2000);
+    expect(foldedUsers(100, 0, 200)).toBe(100);
+  });
+
+  it("a folded window: whole rounds of the folded users, at least 4,096 completions, at most the full loop's", () => {
+    expect(foldMeasured(2417, 16_384)).toBe(4834);
+    expect(foldMeasured(5000, 8192)).toBe(5000);
+    expect(foldMeasured(100, 2048)).toBe(2048);
   });
 
   it('the in-service estimate: the sequence cap, or what the KV cache holds at the mean footprint', () => {

@@ -22,10 +22,15 @@
 const HEADROOM = 1.5;
 const HEADROOM_USERS = 32;
 /**
- * Folding is not worth its check (and a possible rerun) unless it leaves out at least this share of users:
- * below half, its warm-up (two rounds of its users, foldWarmup) is as long as the full loop's one round.
+ * Folding is not worth its check (and a possible rerun) unless it spares at least this share of the full
+ * loop's completions (foldedUsers).
  */
-const MIN_SAVING = 0.5;
+const MIN_SAVING = 0.2;
+/**
+ * The fewest completions a folded loop measures where the full loop measures more: the most the full loop
+ * measures as two rounds of its users (predict.ts, defaultMeasured).
+ */
+const FOLD_WINDOW = 4096;
 
 /** Where the folded queue sits, relative to the first token. */
 export type FoldPlace = 'before-first-token' | 'after-first-token';
@@ -40,11 +45,25 @@ export interface QueueFold {
 
 /**
  * The users to simulate for `concurrency` users when at most about `inService` requests can be running
- * (an estimate: the check decides), or `concurrency` itself where folding would save too little.
+ * (an estimate: the check decides), or `concurrency` itself where folding would spare too few of the full
+ * loop's completions (its warm-up of `concurrency` and the `measured` ones). A folded loop's cost is its
+ * completions too (foldWarmup, foldMeasured): near half the users it spares none.
  */
-export function foldedUsers(concurrency: number, inService: number): number {
+export function foldedUsers(concurrency: number, inService: number, measured: number): number {
   const users = Math.ceil(HEADROOM * Math.max(1, inService)) + HEADROOM_USERS;
-  return users <= (1 - MIN_SAVING) * concurrency ? users : concurrency;
+  const full = concurrency + measured;
+  const folded = foldWarmup(users, concurrency) + foldMeasured(users, measured);
+  return users < concurrency && full - folded >= MIN_SAVING * full ? users : concurrency;
+}
+
+/**
+ * Completions a folded loop measures where the full loop would measure `measured`: whole rounds of its
+ * users, at least FOLD_WINDOW, at most `measured`. A full loop above 2,048 users measures one round of them
+ * all, as its users stay in step round after round; a folded loop's rounds are of its own users, and a
+ * window of whole ones sees each of them as often.
+ */
+export function foldMeasured(users: number, measured: number): number {
+  return Math.min(measured, Math.ceil(FOLD_WINDOW / users) * users);
 }
 
 /**
