@@ -4,7 +4,7 @@ import { INFX_VERSION } from '../schema/version.ts';
  * Revision of the simulated engine's behaviour (performance model, scheduler, clock). Bump it with any
  * change that moves a simulated figure, so stored simulated results say which simulator produced them.
  */
-export const SIM_MODEL_REVISION = 8;
+export const SIM_MODEL_REVISION = 9;
 
 /** What a simulated engine announces as `x-infx-simulator` and results record as `engine.simulator`. */
 export const SIMULATOR_VERSION = `infx-sim/${INFX_VERSION}+m${SIM_MODEL_REVISION}`;

@@ -102,8 +102,8 @@ const gib = (b: number) => b / GIB;
 
 function binding(b: StepBreakdown): Binding {
   const parts: [Binding, number][] = [
-    ['compute', b.computeMs],
-    ['memory bandwidth', b.memoryMs],
+    ['compute', b.computeBoundMs],
+    ['memory bandwidth', b.memoryBoundMs],
     ['communication', b.commMs],
     ['fixed per-step cost', b.floorMs + b.eagerMs + b.overheadMs + b.draftMs],
   ];
@@ -357,7 +357,8 @@ export function formatExplain(e: PointExplain): string[] {
     const b = p.breakdown;
     out.push(
       `  ${p.phase}: ${p.seqs} seq × ${p.newTokensPerSeq} tokens at context ${p.context}: ${f2(b.totalMs)} ms/step ` +
-        `(compute ${f2(b.computeMs)}, memory ${f2(b.memoryMs)}, comm ${f2(b.commMs)}, ` +
+        `(GEMMs ${f2(b.gemmPhaseMs)} and attention ${f2(b.attentionPhaseMs)}, one after the other, ` +
+        `each the larger of its compute and its memory reads: compute ${f2(b.computeMs)}, memory ${f2(b.memoryMs)}; comm ${f2(b.commMs)}, ` +
         `fixed ${f2(b.floorMs + b.eagerMs + b.overheadMs + b.draftMs)}) — bound by ${p.binding}` +
         (p.kvLimitedSeqs !== null ? `; the KV cache caps the batch at ${p.kvLimitedSeqs} seqs` : '') +
         (p.eagerFloorMs

@@ -227,6 +227,36 @@ describe("MLA's decode attention", () => {
   });
 });
 
+describe("a step's two kinds of kernels", () => {
+  const decodes = (seqs: number, context: number) =>
+    dep8.breakdown(Array.from({ length: seqs }, () => ({ newTokens: 1, context })));
+
+  it('add up: attention bound by its FLOPs does not hide behind the GEMMs bound by their weight reads', () => {
+    // DEP8 on H200: each rank's MLA decode over its own sequences is compute-bound, the experts memory-bound.
+    const b = decodes(256, 8192);
+    expect(b.attentionPhaseMs).toBeGreaterThan(0);
+    expect(b.computeBoundMs).toBeCloseTo(b.attentionPhaseMs, 9);
+    expect(b.memoryBoundMs).toBeCloseTo(b.gemmPhaseMs, 9);
+    const core = b.gemmPhaseMs + b.attentionPhaseMs;
+    expect(b.totalMs).toBeCloseTo(core + b.commMs + b.floorMs + b.eagerMs + b.draftMs + b.overheadMs, 9);
+    // One max over the sums would have been shorter.
+    expect(core).toBeGreaterThan(Math.max(b.computeMs, b.memoryMs) * 1.05);
+  });
+
+  it('longer contexts lengthen only the attention phase', () => {
+    const short = decodes(256, 2048);
+    const long = decodes(256, 8192);
+    expect(long.gemmPhaseMs).toBeCloseTo(short.gemmPhaseMs, 9);
+    expect(long.attentionPhaseMs).toBeGreaterThan(3 * short.attentionPhaseMs);
+  });
+
+  it('a lone decode reads more than it computes in both phases', () => {
+    const b = tp8.breakdown([{ newTokens: 1, context: 1024 }]);
+    expect(b.computeBoundMs).toBe(0);
+    expect(b.memoryBoundMs).toBeCloseTo(b.gemmPhaseMs + b.attentionPhaseMs, 9);
+  });
+});
+
 describe('FP4 MoE checkpoints', () => {
   it('run the routed experts at the FP4 rate and the rest (attention, shared experts) at FP8', () => {
     const b200 = accelerator('b200');

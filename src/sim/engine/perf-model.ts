@@ -36,7 +36,13 @@ import type { SpecDecodingConfig } from './spec-decode.ts';
 /**
  * Roofline step time of one engine iteration (one forward pass over a continuous batch).
  *
- *   step = max(compute, memory) + communication + layer floor + draft + overhead
+ *   step = max(GEMM compute, weight reads) + max(attention compute, KV reads) + communication + layer floor
+ *          + draft + overhead
+ *
+ * The two maxima are the step's two kinds of kernels, which run one after the other in every layer: the
+ * GEMMs (projections, experts), bound by FLOPs or by the weights they stream, and attention, bound by its
+ * FLOPs or by the KV cache and state it reads. One max over the sums would let a compute-bound attention
+ * hide behind the weight reads of the GEMMs, which no kernel schedule does.
  *
  * - compute: GEMM FLOPs 2 · activeParams per new token, plus attention FLOPs growing with the context
  *   (causal inside a prefill chunk; MLA decodes in its absorbed form), over the TP group, at the precision's
@@ -101,8 +107,15 @@ export interface BatchTotals {
 }
 
 export interface StepBreakdown {
+  /** FLOPs at their rates and bytes at the bandwidth, each summed over the step's GEMMs and attention. */
   computeMs: number;
   memoryMs: number;
+  /** The step's GEMMs (max of their FLOPs and the weights) and its attention (max of FLOPs and KV reads). */
+  gemmPhaseMs: number;
+  attentionPhaseMs: number;
+  /** Of the two phases, the time compute binds and the time memory binds (they sum to both phases). */
+  computeBoundMs: number;
+  memoryBoundMs: number;
   commMs: number;
   floorMs: number;
   /** What running the step without CUDA graphs adds over the rest (eagerMixedStepFloorMs), else 0. */
@@ -291,6 +304,10 @@ export class PerfModel {
   private readonly parts: StepBreakdown = {
     computeMs: 0,
     memoryMs: 0,
+    gemmPhaseMs: 0,
+    attentionPhaseMs: 0,
+    computeBoundMs: 0,
+    memoryBoundMs: 0,
     commMs: 0,
     floorMs: 0,
     eagerMs: 0,
@@ -305,6 +322,10 @@ export class PerfModel {
     if (seqs === 0) {
       out.computeMs =
         out.memoryMs =
+        out.gemmPhaseMs =
+        out.attentionPhaseMs =
+        out.computeBoundMs =
+        out.memoryBoundMs =
         out.commMs =
         out.floorMs =
         out.eagerMs =
@@ -328,7 +349,8 @@ export class PerfModel {
     const attnS =
       (this.attnFlopsPerPair * prefillPairs) / this.attnRate +
       (this.attnFlopsPerDecodePair * (pairs - prefillPairs)) / this.decodeRate;
-    let computeS = gemmS + (attnS * dp) / this.tp;
+    let gemmComputeS = gemmS;
+    let attnComputeS = (attnS * dp) / this.tp;
     // With DP-attention a prefill chunk runs on one attention rank, and every rank waits for the busiest at the
     // next all-to-all: the busiest rank's prefill tokens above the mean add their non-expert GEMMs and their
     // dispatch (the terms above spread them over every rank), and its chunks' attention beyond the busiest-by-
@@ -339,19 +361,20 @@ export class PerfModel {
         : 0;
     if (excess > 0) {
       const share = this.dpImbalance(prefillChunks);
-      computeS +=
-        (2 * otherParams * excess) / this.otherGemmRate / this.attnTp +
+      gemmComputeS += (2 * otherParams * excess) / this.otherGemmRate / this.attnTp;
+      attnComputeS +=
         ((this.attnFlopsPerPair * prefillPairs) / this.attnRate) * (Math.max(0, share - dp) / this.tp);
     }
     let fraction = this.byTokens.at(tokens, 1);
     if (Number.isNaN(fraction)) fraction = this.byTokens.put(tokens, 1, this.expertFraction(tokens));
-    const weightBytes = this.denseBytesRank + this.routedBytesRank * fraction;
-    const memBytes = weightBytes + (kvTokens * this.kvBytesPerTokenRank + seqs * this.stateBytesRank) * dp;
-    const memoryS = memBytes / this.bw;
+    const weightS = (this.denseBytesRank + this.routedBytesRank * fraction) / this.bw;
+    const kvS = ((kvTokens * this.kvBytesPerTokenRank + seqs * this.stateBytesRank) * dp) / this.bw;
+    const gemmPhaseS = Math.max(gemmComputeS, weightS);
+    const attnPhaseS = Math.max(attnComputeS, kvS);
     let commMs = this.byTokens.at(tokens, 2);
     if (Number.isNaN(commMs)) commMs = this.byTokens.put(tokens, 2, this.commMs(tokens, ex));
     if (excess > 0) commMs += this.dispatchMs(excess / this.attnTp);
-    let coreMs = Math.max(computeS, memoryS) * 1000 + commMs + this.floorMs;
+    let coreMs = (gemmPhaseS + attnPhaseS) * 1000 + commMs + this.floorMs;
     // A step that carries a prompt runs eagerly where the engine replays CUDA graphs for decode-only steps
     // alone; its kernels' launches, not the GPU, then set its length unless the prompt's work is larger.
     const eagerMs = prefillChunks > 0 ? Math.max(0, this.eagerMixedStepFloorMs - coreMs) : 0;
@@ -366,8 +389,13 @@ export class PerfModel {
     }
     // With DP-attention every rank runs its own share of the sequences in parallel.
     const overheadMs = STEP_OVERHEAD_MS + (Math.ceil((seqs / this.dpA) * dp) * PER_SEQ_OVERHEAD_US) / 1000;
-    out.computeMs = computeS * 1000;
-    out.memoryMs = memoryS * 1000;
+    out.computeMs = (gemmComputeS + attnComputeS) * 1000;
+    out.memoryMs = (weightS + kvS) * 1000;
+    out.gemmPhaseMs = gemmPhaseS * 1000;
+    out.attentionPhaseMs = attnPhaseS * 1000;
+    out.computeBoundMs =
+      ((gemmComputeS >= weightS ? gemmPhaseS : 0) + (attnComputeS >= kvS ? attnPhaseS : 0)) * 1000;
+    out.memoryBoundMs = (gemmPhaseS + attnPhaseS) * 1000 - out.computeBoundMs;
     out.commMs = commMs;
     out.floorMs = this.floorMs;
     out.eagerMs = eagerMs;
