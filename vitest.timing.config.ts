@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.timing.test.ts'],
+    globalSetup: ['test/quiet-host.ts'],
     pool: 'forks',
     fileParallelism: false,
     testTimeout: 30_000,
