@@ -72,6 +72,8 @@ export const PointSchema = z.strictObject({
       'piecewise-cuda-graphs': z.boolean().optional(),
       /** TensorRT-LLM's max_num_tokens per DP rank. */
       'max-num-tokens': z.int().min(1).optional(),
+      /** TensorRT-LLM's kv_cache_config.free_gpu_memory_fraction (or another engine's memory fraction). */
+      'free-gpu-memory-fraction': z.number().gt(0).max(1).optional(),
     })
     .optional(),
   measured: Measured,

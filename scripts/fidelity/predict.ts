@@ -60,6 +60,11 @@ export function toPrediction(p: FidelityPoint, o: PointOutcome | undefined): Pre
   return { tputPerGpu: pr.throughputPerGpu, interactivity };
 }
 
+/** Sources measured with the reference's own scripts (InferenceX's runs and dashboard). */
+const REFERENCE_SOURCES: ReadonlySet<string> = new Set(['IX', 'IXD']);
+/** `infx sim predict --gpu-memory-utilization`'s default. */
+const DEFAULT_MEMORY_FRACTION = 0.9;
+
 export function predictPoint(p: FidelityPoint): Prediction {
   const outcomes = predictRows(rowOf(p), {
     rangeRatio: rangeRatioOf(p),
@@ -71,6 +76,13 @@ export function predictPoint(p: FidelityPoint): Prediction {
     ...(p.recipe?.['max-num-tokens'] !== undefined
       ? { maxNumTokensPerRank: p.recipe['max-num-tokens'] }
       : {}),
+    // The KV memory fraction of the reference's scripts (trt-recipe.ts) is theirs: a measurement made
+    // with other configs (a vendor's blog, NIM) keeps the simulator's default unless its recipe says.
+    ...(p.recipe?.['free-gpu-memory-fraction'] !== undefined
+      ? { gpuMemoryUtilization: p.recipe['free-gpu-memory-fraction'] }
+      : REFERENCE_SOURCES.has(p.source)
+        ? {}
+        : { gpuMemoryUtilization: DEFAULT_MEMORY_FRACTION }),
   });
   return toPrediction(p, outcomes[0]);
 }

@@ -14,7 +14,8 @@ import { RECIPE_BY_FRAMEWORK } from '../../schema/recipes.ts';
  *   so TensorRT-LLM rows (trt, dynamo-trt) run an FP8 KV cache for FP8 and FP4 weights.
  * - Memory fraction. vLLM's `--gpu-memory-utilization` and SGLang's `--mem-fraction-static` are shares of
  *   the whole GPU (weights inside); TensorRT-LLM's `free_gpu_memory_fraction` is a share of what is free
- *   after the weights are loaded. The value itself stays the simulator's default (0.9) unless set.
+ *   after the weights are loaded. The value itself is the simulator's default (0.9) unless set, or, on a
+ *   single-node TensorRT-LLM row, what the reference's script sets (trt-recipe.ts).
  *
  * Frameworks not listed (ATOM, TileRT, …) take the vLLM-style default, and say so.
  */

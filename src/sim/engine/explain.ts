@@ -23,7 +23,7 @@ import {
   withBatchCaps,
 } from './rows.ts';
 import { type SpecShape, specOfRow } from './spec-recipe.ts';
-import { trtPiecewiseCudaGraphs } from './trt-recipe.ts';
+import { trtKvMemoryFraction, trtPiecewiseCudaGraphs } from './trt-recipe.ts';
 
 /**
  * `sim predict --explain`: for one point, where the memory of each engine goes (budget, weights, reserve, KV
@@ -176,9 +176,9 @@ export function explainPoint(
       precision: r.precision,
       kvPrecision: r.kvPrecision,
       kvReason: profile.kvReason,
-      gpuMemoryUtilization: opts.gpuMemoryUtilization ?? 0.9,
+      gpuMemoryUtilization: s.gpuMemoryUtilization ?? 0.9,
       fractionOf: profile.memoryFractionOf,
-      fractionReason: profile.memoryReason,
+      fractionReason: fractionReason(profile.memoryReason, single, row, conc, opts),
       memoryGiB: r.accelerator.memoryGiB,
       budgetGiB: gib(r.plan.budgetBytes),
       weightsGiB: gib(r.plan.weightBytesPerRank),
@@ -300,6 +300,19 @@ function budgetReason(
   if (s.maxNumBatchedTokens === undefined || s.maxNumBatchedTokens === sched.maxNumBatchedTokens)
     return sched.reason;
   return `${framework}: the reference's MTP scripts with DP-attention: max_num_tokens ⌈((MTP + 1) · conc / tp + ISL + 64) / 64⌉ · 64 per DP rank (× ${s.tp ?? 1})`;
+}
+
+/** What the memory fraction is a share of, and where its value comes from: the options, the script, the default. */
+function fractionReason(
+  memoryReason: string,
+  single: boolean,
+  row: Record<string, unknown>,
+  conc: number,
+  opts: RowSetupOptions,
+): string {
+  if (opts.gpuMemoryUtilization !== undefined) return `${memoryReason}; --gpu-memory-utilization`;
+  const kv = single ? trtKvMemoryFraction(row, conc) : null;
+  return kv ? `${memoryReason}; the reference's ${kv.reason}` : `${memoryReason}; the default`;
 }
 
 /** Why a pool's engine runs piecewise CUDA graphs, or null where it does not. */

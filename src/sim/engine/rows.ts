@@ -24,7 +24,7 @@ import { predictDisagg } from './predict-disagg.ts';
 import { predictReplicas } from './predict-replicas.ts';
 import { SpecConfigError, type SpecDecodingConfig } from './spec-decode.ts';
 import { SpecRecipeError, specOfRow } from './spec-recipe.ts';
-import { trtPiecewiseCudaGraphs } from './trt-recipe.ts';
+import { trtKvMemoryFraction, trtPiecewiseCudaGraphs } from './trt-recipe.ts';
 import { unsteadyParts } from './window-halves.ts';
 
 /**
@@ -291,8 +291,9 @@ export function withTrtMtpBudget(setup: SimSetup, conc: number, isl: number): Si
 }
 
 /**
- * A single engine as the reference's script runs it at one point: the MTP budget above, and piecewise CUDA
- * graphs where the script turns them on (trt-recipe.ts) or the options say so. Predict and explain share it.
+ * A single engine as the reference's script runs it at one point: the MTP budget above, piecewise CUDA
+ * graphs where the script turns them on (trt-recipe.ts) or the options say so, and the script's KV memory
+ * fraction unless the options give one. Predict, explain and `sim serve --point` share it.
  */
 export function singleEngineAt(setup: SimSetup, r: Row, conc: number, opts: RowSetupOptions): SimSetup {
   const budgeted =
@@ -300,7 +301,9 @@ export function singleEngineAt(setup: SimSetup, r: Row, conc: number, opts: RowS
       ? { ...setup, maxNumBatchedTokens: opts.maxNumTokensPerRank * (setup.dpAttn ? (setup.tp ?? 1) : 1) }
       : withTrtMtpBudget(setup, conc, Number(r.isl));
   const piecewise = opts.piecewiseCudaGraphs ?? trtPiecewiseCudaGraphs(r, conc) !== null;
-  return piecewise ? { ...budgeted, piecewiseCudaGraphs: true } : budgeted;
+  const graphs = piecewise ? { ...budgeted, piecewiseCudaGraphs: true } : budgeted;
+  const kv = opts.gpuMemoryUtilization === undefined ? trtKvMemoryFraction(r, conc) : null;
+  return kv ? { ...graphs, gpuMemoryUtilization: kv.fraction } : graphs;
 }
 
 function predictRowPoint(r: Row, id: PointIdentity, opts: PredictRowsOptions): PointOutcome {

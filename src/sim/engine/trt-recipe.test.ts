@@ -6,7 +6,7 @@ import type { SimSetup } from './config.ts';
 import { resolveSim } from './config.ts';
 import { explainPoint, formatExplain } from './explain.ts';
 import { predictRows, setupOfRow, singleEngineAt } from './rows.ts';
-import { trtPiecewiseCudaGraphs } from './trt-recipe.ts';
+import { trtKvMemoryFraction, trtPiecewiseCudaGraphs } from './trt-recipe.ts';
 
 type Row = Record<string, unknown>;
 const b200 = (over: Row = {}): Row => ({
@@ -93,5 +93,56 @@ describe("piecewise CUDA graphs where the reference's TensorRT-LLM scripts turn 
     expect(text).not.toMatch(/runs a step that carries a prompt without CUDA graphs/);
     const eager = formatExplain(explainPoint(b200({ ep: 1 }), 64)).join('\n');
     expect(eager).toMatch(/runs a step that carries a prompt without CUDA graphs/);
+  });
+});
+
+describe("the KV memory fraction of the reference's TensorRT-LLM scripts", () => {
+  const h200 = (over: Row = {}): Row =>
+    b200({ model: 'deepseek-ai/DeepSeek-R1-0528', runner: 'h200', precision: 'fp8', ...over });
+  const fraction = (r: Row, conc = 64) => trtKvMemoryFraction(r, conc)?.fraction ?? null;
+
+  it('follows each script by model, GPU, precision, MTP, DP-attention, layout and users', () => {
+    expect(fraction(h200())).toBe(0.75);
+    expect(fraction(h200({ 'spec-decoding': 'mtp', 'dp-attn': true }))).toBe(0.75);
+    expect(fraction(b200())).toBe(0.8);
+    const fp8 = b200({ model: 'deepseek-ai/DeepSeek-R1-0528', precision: 'fp8' });
+    expect(fraction(fp8)).toBe(0.8);
+    expect(fraction({ ...fp8, tp: 4, isl: 8192 })).toBe(0.75);
+    expect(fraction({ ...fp8, 'spec-decoding': 'mtp', 'dp-attn': true })).toBe(0.7);
+    expect(fraction({ ...fp8, 'spec-decoding': 'mtp' })).toBe(0.8);
+    const dsv4 = b200({ 'model-prefix': 'dsv4', runner: 'b300' });
+    expect(fraction(dsv4)).toBe(0.9);
+    expect(fraction({ ...dsv4, 'dp-attn': true })).toBe(0.7);
+    expect(fraction({ ...dsv4, 'dp-attn': true, 'spec-decoding': 'mtp' })).toBe(0.6);
+    const qwen = b200({ 'model-prefix': 'qwen3.5', 'spec-decoding': 'mtp', isl: 8192, tp: 2, ep: 2 });
+    expect(fraction(qwen)).toBe(0.6);
+    expect(fraction({ ...qwen, tp: 4, ep: 1 })).toBe(0.8);
+    expect(fraction({ ...qwen, 'dp-attn': true, tp: 8, ep: 8 }, 512)).toBe(0.9);
+    expect(fraction({ ...qwen, 'dp-attn': true, tp: 8, ep: 8 }, 1024)).toBe(0.8);
+    expect(trtKvMemoryFraction(h200(), 64)?.reason).toBe('dsr1_fp8_h200_trt.sh: 0.75');
+  });
+
+  it('leaves other engines, other models and disaggregated workers at the default', () => {
+    expect(fraction(h200({ framework: 'vllm' }))).toBeNull();
+    expect(fraction(b200({ 'model-prefix': 'kimik2.5' }))).toBeNull();
+    expect(fraction({ ...h200(), prefill: {}, decode: {} })).toBeNull();
+  });
+
+  it('sizes the KV pool, unless the options give a fraction, and --explain says whose it is', () => {
+    const row = h200({ isl: 8192 });
+    const base = setupOfRow(row, {}, 'row 0', 64) as SimSetup;
+    const script = singleEngineAt(base, row, 64, {});
+    const given = singleEngineAt(base, row, 64, { gpuMemoryUtilization: 0.9 });
+    expect(script.gpuMemoryUtilization).toBe(0.75);
+    expect(given.gpuMemoryUtilization).toBeUndefined();
+    // A share of what the weights and the reserve leave: the pools are in the fractions' ratio.
+    const pool = (s: SimSetup) => resolveSim(s).plan.kvBytesPerRank;
+    expect(pool(script) / pool({ ...given, gpuMemoryUtilization: 0.9 })).toBeCloseTo(0.75 / 0.9, 6);
+    const text = formatExplain(explainPoint(row, 64)).join('\n');
+    expect(text).toMatch(
+      /\(0\.75 of the memory free after weights: .*the reference's dsr1_fp8_h200_trt\.sh: 0\.75\)/,
+    );
+    const flag = formatExplain(explainPoint(row, 64, { gpuMemoryUtilization: 0.85 })).join('\n');
+    expect(flag).toMatch(/\(0\.85 of the memory free after weights: .*; --gpu-memory-utilization\)/);
   });
 });

@@ -42,3 +42,56 @@ export function trtPiecewiseCudaGraphs(r: Row, conc: number): string | null {
   }
   return null;
 }
+
+/**
+ * `kv_cache_config.free_gpu_memory_fraction` of the reference's single-node TensorRT-LLM scripts
+ * (`benchmarks/single_node/fixed_seq_len/{model}_{precision}_{gpu}_trt{,_mtp}.sh`, as of its commit
+ * 843c6254f): the share of the memory left after the weights that the KV cache takes, and the rule that
+ * sets it. Null for rows no script here covers (they keep the simulator's default, 0.9).
+ */
+export function trtKvMemoryFraction(r: Row, conc: number): { fraction: number; reason: string } | null {
+  if (r.framework !== 'trt' || 'prefill' in r || 'decode' in r) return null;
+  const gpu = findAccelerator(String(r.runner ?? ''))?.id;
+  const prefix = r['model-prefix'];
+  const mtp = r['spec-decoding'] === 'mtp';
+  const dp = r['dp-attn'] === true;
+  const script = `${prefix}_${r.precision}_${gpu}_trt${mtp ? '_mtp' : ''}.sh`;
+  const at = (fraction: number, rule: string) => ({ fraction, reason: `${script}: ${rule}` });
+  if (prefix === 'dsr1' && gpu === 'h200' && r.precision === 'fp8') return at(0.75, '0.75');
+  if (prefix === 'dsr1' && gpu === 'b200' && r.precision === 'fp4') return at(0.8, '0.8');
+  if (prefix === 'dsr1' && gpu === 'b200' && r.precision === 'fp8') {
+    if (mtp) return dp ? at(0.7, '0.7 with DP-attention') : at(0.8, '0.8 without DP-attention');
+    return r.isl === 8192 && r.osl === 1024 && r.tp === 4
+      ? at(0.75, '0.75 at 8k/1k on TP4')
+      : at(0.8, '0.8 (0.75 only at 8k/1k on TP4)');
+  }
+  if (prefix === 'dsv4' && (gpu === 'b200' || gpu === 'b300') && r.precision === 'fp4') {
+    const withDp = mtp ? 0.6 : 0.7;
+    return dp ? at(withDp, `${withDp} with DP-attention`) : at(0.9, '0.9 without DP-attention');
+  }
+  if (prefix === 'qwen3.5' && gpu === 'b200' && r.precision === 'fp4') {
+    if (!mtp) return at(0.9, '0.9');
+    if (dp)
+      return conc >= 1024
+        ? at(0.8, '0.8 with DP-attention at 1,024 users or more')
+        : at(0.9, '0.9 with DP-attention below 1,024 users');
+    const key = `${r.isl}_tp${r.tp}_ep${r.ep ?? 1}`;
+    const fraction = QWEN35_MTP_FRACTION[key] ?? 0.8;
+    return at(
+      fraction,
+      `${fraction} for ${key.replace('_', ' tokens, ')} (its per-layout table; 0.8 elsewhere)`,
+    );
+  }
+  return null;
+}
+
+/** qwen3.5_fp4_b200_trt_mtp.sh without DP-attention: the fraction per ISL, TP and EP it was tuned at. */
+const QWEN35_MTP_FRACTION: Readonly<Record<string, number>> = {
+  '1024_tp2_ep1': 0.6,
+  '1024_tp2_ep2': 0.75,
+  '1024_tp8_ep8': 0.8,
+  '8192_tp2_ep1': 0.7,
+  '8192_tp2_ep2': 0.6,
+  '8192_tp4_ep4': 0.75,
+  '8192_tp8_ep8': 0.8,
+};
