@@ -123,10 +123,3 @@ export function frameworkProfile(
   }
   return { ...base, kvPrecision: 'bf16', kvReason: `${name}: kv-cache-dtype auto, the activation dtype` };
 }
-
-/**
- * `attention_dp_config.timeout_iters` of the reference's TensorRT-LLM recipes with DP-attention
- * (`benchmarks/dsr1_*_trt*.sh`: `enable_balance: true`, `batching_wait_iters: 0`, `timeout_iters: 60`): the
- * steps its balancer holds prompts at most (dp-balancer.ts).
- */
-export const TRT_ADP_TIMEOUT_ITERS = 60;

@@ -23,7 +23,12 @@ import {
   withBatchCaps,
 } from './rows.ts';
 import { type SpecShape, specOfRow } from './spec-recipe.ts';
-import { trtKvMemoryFraction, trtPiecewiseCudaGraphs } from './trt-recipe.ts';
+import {
+  trtAdpTimeoutIters,
+  trtKvMemoryFraction,
+  trtPiecewiseCudaGraphs,
+  trtScriptBudget,
+} from './trt-recipe.ts';
 
 /**
  * `sim predict --explain`: for one point, where the memory of each engine goes (budget, weights, reserve, KV
@@ -58,6 +63,8 @@ export interface MemoryExplain {
   budgetReason: string;
   /** TensorRT-LLM's attention-DP balancer (dp-balancer.ts), where the engine runs it. */
   dpBalance?: DpBalanceOptions;
+  /** Whose timeout_iters the balancer runs with (trt-recipe.ts). */
+  dpBalanceReason?: string;
   cudaGraphs: CudaGraphExplain;
 }
 
@@ -189,8 +196,16 @@ export function explainPoint(
       maxNumSeqs: r.engineOptions.maxNumSeqs ?? 256,
       maxNumBatchedTokens: budget,
       decodesInBudget: r.engineOptions.decodesInBudget ?? true,
-      budgetReason: budgetReason(s, sched, framework, single ? opts.maxNumTokensPerRank : undefined),
-      ...(r.engineOptions.dpBalance ? { dpBalance: r.engineOptions.dpBalance } : {}),
+      budgetReason: budgetReason(
+        s,
+        sched,
+        framework,
+        single ? { row, conc } : null,
+        single ? opts.maxNumTokensPerRank : undefined,
+      ),
+      ...(r.engineOptions.dpBalance
+        ? { dpBalance: r.engineOptions.dpBalance, dpBalanceReason: trtAdpTimeoutIters(row).reason }
+        : {}),
       cudaGraphs: cudaGraphs(family, framework, r.accelerator, s, budget, piecewise(s, row, conc, opts)),
     };
   });
@@ -294,12 +309,13 @@ function budgetReason(
   s: SimSetup,
   sched: { maxNumBatchedTokens: number; reason: string },
   framework: string,
+  script: { row: Record<string, unknown>; conc: number } | null,
   perRankOption: number | undefined,
 ): string {
   if (perRankOption !== undefined) return `set by the options: max_num_tokens ${perRankOption} per DP rank`;
-  if (s.maxNumBatchedTokens === undefined || s.maxNumBatchedTokens === sched.maxNumBatchedTokens)
-    return sched.reason;
-  return `${framework}: the reference's MTP scripts with DP-attention: max_num_tokens ⌈((MTP + 1) · conc / tp + ISL + 64) / 64⌉ · 64 per DP rank (× ${s.tp ?? 1})`;
+  const b = script ? trtScriptBudget(script.row, script.conc, s.spec?.draftTokens ?? 0) : null;
+  if (b) return `${framework}: ${b.reason}${s.dpAttn && (s.tp ?? 1) > 1 ? ` (× ${s.tp})` : ''}`;
+  return sched.reason;
 }
 
 /** What the memory fraction is a share of, and where its value comes from: the options, the script, the default. */
@@ -348,7 +364,7 @@ export function formatExplain(e: PointExplain): string[] {
       `  token budget: ${m.maxNumBatchedTokens} per step${m.decodesInBudget ? '' : ' for prefill chunks (decodes outside it)'} (${m.budgetReason})`,
       ...(m.dpBalance
         ? [
-            `  attention-DP balancer: a prompt waits until each of the ${m.dpBalance.ranks} ranks has one, at most ${m.dpBalance.timeoutSteps} steps (attention_dp_config enable_balance, timeout_iters ${m.dpBalance.timeoutSteps}: the reference's recipes)`,
+            `  attention-DP balancer: a prompt waits until each of the ${m.dpBalance.ranks} ranks has one, at most ${m.dpBalance.timeoutSteps} steps (attention_dp_config enable_balance, timeout_iters ${m.dpBalance.timeoutSteps}: ${m.dpBalanceReason})`,
           ]
         : []),
     );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dsr1H200Row } from '../../../test/rows.ts';
-import { formatOutcome, predictRows, setupOfRow, withTrtMtpBudget } from './rows.ts';
+import { formatOutcome, predictRows, setupOfRow, withTrtScriptBudget } from './rows.ts';
 
 const row = dsr1H200Row();
 
@@ -82,10 +82,16 @@ describe("TensorRT-LLM's recipes with DP-attention", () => {
     const pd = setupOfRow({ ...multiNode, framework: 'dynamo-trt' });
     if (!('prefill' in pd)) throw new Error('expected a disaggregated setup');
     expect(pd.decode.setup).not.toHaveProperty('dpBalanceTimeoutSteps');
-    // Without MTP the budget stays; with one draft token: ⌈(2 · 256 / 8 + 1024 + 64) / 64⌉ · 64 = 1152 a rank.
-    expect(withTrtMtpBudget(single, 256, 1024)).toBe(single);
-    const mtp = setupOfRow({ ...dp, 'spec-decoding': 'mtp' }, { draftTokens: 1, acceptanceLength: 1.875 });
+    // Without MTP the DeepSeek-R1 scripts keep at least 8,192 a rank; with one draft token:
+    // ⌈(2 · 256 / 8 + 1024 + 64) / 64⌉ · 64 = 1152 a rank.
+    expect(withTrtScriptBudget(single, dp, 256).maxNumBatchedTokens).toBe(8192 * 8);
+    const mtpRow = { ...dp, 'spec-decoding': 'mtp' };
+    const mtp = setupOfRow(mtpRow, { draftTokens: 1, acceptanceLength: 1.875 });
     if ('prefill' in mtp || 'replicas' in mtp) throw new Error('expected one engine');
-    expect(withTrtMtpBudget(mtp, 256, 1024).maxNumBatchedTokens).toBe(1152 * 8);
+    expect(withTrtScriptBudget(mtp, mtpRow, 256).maxNumBatchedTokens).toBe(1152 * 8);
+    // Other engines keep their framework's budget.
+    const vllm = setupOfRow({ ...dp, framework: 'vllm' });
+    if ('prefill' in vllm || 'replicas' in vllm) throw new Error('expected one engine');
+    expect(withTrtScriptBudget(vllm, { ...dp, framework: 'vllm' }, 256)).toBe(vllm);
   });
 });

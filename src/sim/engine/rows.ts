@@ -5,13 +5,7 @@ import { isAggregate, type RowSetup } from './aggregate.ts';
 import { pointCaveats } from './caveats.ts';
 import { type SimSetup, SimSetupError } from './config.ts';
 import type { DisaggSetup } from './disagg.ts';
-import {
-  engineFamily,
-  frameworkProfile,
-  type KvCacheDtype,
-  schedulerProfile,
-  TRT_ADP_TIMEOUT_ITERS,
-} from './engine-profile.ts';
+import { engineFamily, frameworkProfile, type KvCacheDtype, schedulerProfile } from './engine-profile.ts';
 import type { EngineChoice } from './fast-engine.ts';
 import {
   defaultMeasured,
@@ -24,7 +18,12 @@ import { predictDisagg } from './predict-disagg.ts';
 import { predictReplicas } from './predict-replicas.ts';
 import { SpecConfigError, type SpecDecodingConfig } from './spec-decode.ts';
 import { SpecRecipeError, specOfRow } from './spec-recipe.ts';
-import { trtKvMemoryFraction, trtPiecewiseCudaGraphs } from './trt-recipe.ts';
+import {
+  trtAdpTimeoutIters,
+  trtKvMemoryFraction,
+  trtPiecewiseCudaGraphs,
+  trtScriptBudget,
+} from './trt-recipe.ts';
 import { unsteadyParts } from './window-halves.ts';
 
 /**
@@ -221,7 +220,7 @@ export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row', co
     // A single TensorRT-LLM engine with DP-attention runs the recipes' attention-DP balancer. Disaggregated
     // workers' recipes are not the reference's scripts: they are left without it.
     return one.engineFamily === 'trt' && one.dpAttn
-      ? { ...one, dpBalanceTimeoutSteps: TRT_ADP_TIMEOUT_ITERS }
+      ? { ...one, dpBalanceTimeoutSteps: trtAdpTimeoutIters(r).steps }
       : one;
   }
   const workers = (p: Row) => (Number.isInteger(p['num-worker']) ? (p['num-worker'] as number) : 1);
@@ -278,20 +277,18 @@ export function withBatchCaps(setup: DisaggSetup, conc: number): DisaggSetup {
 }
 
 /**
- * The token budget of the reference's TensorRT-LLM MTP scripts with DP-attention (`dsr1_*_trt_mtp.sh`):
- * `max_batch_size` = conc / tp per rank and `max_num_tokens` = ⌈((MTP + 1) · max_batch_size + ISL + 64) / 64⌉
- * · 64 per rank, which leaves a rank room for about one prompt a step beside its decodes. Without MTP the
- * scripts keep at least 8,192 (the framework's default here). Only where the balancer runs (a single engine).
+ * The token budget of the reference's single-node TensorRT-LLM script for the row (trt-recipe.ts), per DP
+ * rank with DP-attention: the MTP scripts' leaves a rank room for about one prompt a step beside its
+ * decodes. Rows no script covers keep the framework's budget.
  */
-export function withTrtMtpBudget(setup: SimSetup, conc: number, isl: number): SimSetup {
-  if (setup.dpBalanceTimeoutSteps === undefined || !setup.spec || !setup.dpAttn) return setup;
-  const tp = setup.tp ?? 1;
-  const perRank = Math.ceil(((setup.spec.draftTokens + 1) * Math.ceil(conc / tp) + isl + 64) / 64) * 64;
-  return { ...setup, maxNumBatchedTokens: perRank * tp };
+export function withTrtScriptBudget(setup: SimSetup, r: Row, conc: number): SimSetup {
+  const b = trtScriptBudget(r, conc, setup.spec?.draftTokens ?? 0);
+  if (!b) return setup;
+  return { ...setup, maxNumBatchedTokens: b.perRank * (setup.dpAttn ? (setup.tp ?? 1) : 1) };
 }
 
 /**
- * A single engine as the reference's script runs it at one point: the MTP budget above, piecewise CUDA
+ * A single engine as the reference's script runs it at one point: its token budget above, piecewise CUDA
  * graphs where the script turns them on (trt-recipe.ts) or the options say so, and the script's KV memory
  * fraction unless the options give one. Predict, explain and `sim serve --point` share it.
  */
@@ -299,7 +296,7 @@ export function singleEngineAt(setup: SimSetup, r: Row, conc: number, opts: RowS
   const budgeted =
     opts.maxNumTokensPerRank !== undefined
       ? { ...setup, maxNumBatchedTokens: opts.maxNumTokensPerRank * (setup.dpAttn ? (setup.tp ?? 1) : 1) }
-      : withTrtMtpBudget(setup, conc, Number(r.isl));
+      : withTrtScriptBudget(setup, r, conc);
   const piecewise = opts.piecewiseCudaGraphs ?? trtPiecewiseCudaGraphs(r, conc) !== null;
   const graphs = piecewise ? { ...budgeted, piecewiseCudaGraphs: true } : budgeted;
   const kv = opts.gpuMemoryUtilization === undefined ? trtKvMemoryFraction(r, conc) : null;

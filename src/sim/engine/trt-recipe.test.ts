@@ -6,7 +6,12 @@ import type { SimSetup } from './config.ts';
 import { resolveSim } from './config.ts';
 import { explainPoint, formatExplain } from './explain.ts';
 import { predictRows, setupOfRow, singleEngineAt } from './rows.ts';
-import { trtKvMemoryFraction, trtPiecewiseCudaGraphs } from './trt-recipe.ts';
+import {
+  trtAdpTimeoutIters,
+  trtKvMemoryFraction,
+  trtPiecewiseCudaGraphs,
+  trtScriptBudget,
+} from './trt-recipe.ts';
 
 type Row = Record<string, unknown>;
 const b200 = (over: Row = {}): Row => ({
@@ -144,5 +149,54 @@ describe("the KV memory fraction of the reference's TensorRT-LLM scripts", () =>
     );
     const flag = formatExplain(explainPoint(row, 64, { gpuMemoryUtilization: 0.85 })).join('\n');
     expect(flag).toMatch(/\(0\.85 of the memory free after weights: .*; --gpu-memory-utilization\)/);
+  });
+});
+
+describe("the token budget and balancer timeout of the reference's TensorRT-LLM scripts", () => {
+  const row = (over: Row = {}): Row => b200({ isl: 8192, osl: 1024, ...over });
+  const budget = (r: Row, conc: number, drafts = 0) => trtScriptBudget(r, conc, drafts)?.perRank ?? null;
+
+  it('takes max_num_tokens per script: DeepSeek-R1, DeepSeek-V4 and Qwen3.5, with and without MTP', () => {
+    // DeepSeek-R1: ⌈(conc + ISL + 64) / 64⌉ · 64, at least 8192; with MTP ⌈((k + 1) · batch + ISL + 64) / 64⌉ · 64.
+    expect(budget(row(), 4)).toBe(8320);
+    expect(budget(row({ isl: 1024 }), 256)).toBe(8192);
+    const mtp = row({ 'spec-decoding': 'mtp' });
+    expect(budget(mtp, 32, 3)).toBe(Math.ceil((4 * 32 + 8192 + 64) / 64) * 64);
+    expect(budget({ ...mtp, 'dp-attn': true }, 256, 1)).toBe(Math.ceil((2 * 32 + 8192 + 64) / 64) * 64);
+    // DeepSeek-V4: ISL + 256, with MTP + (k + 1) · max(conc, 16), at least 8192.
+    const dsv4 = row({ 'model-prefix': 'dsv4' });
+    expect(budget(dsv4, 64)).toBe(8448);
+    expect(budget({ ...dsv4, 'spec-decoding': 'mtp' }, 256, 2)).toBe(8192 + 3 * 256 + 256);
+    expect(budget({ ...dsv4, isl: 1024, 'spec-decoding': 'mtp' }, 4, 3)).toBe(8192);
+    // Qwen3.5: 32768 at 8k/1k, 16384 at 1k/1k.
+    const qwen = row({ 'model-prefix': 'qwen3.5' });
+    expect(budget(qwen, 64)).toBe(32768);
+    expect(budget({ ...qwen, isl: 1024 }, 64)).toBe(16384);
+    expect(budget(row({ framework: 'vllm' }), 64)).toBeNull();
+    expect(budget(row({ 'model-prefix': 'kimik2.5' }), 64)).toBeNull();
+  });
+
+  it('is per DP rank in the engine, and --explain names the script', () => {
+    const dp = row({ 'model-prefix': 'qwen3.5', 'dp-attn': true });
+    const base = setupOfRow(dp, {}, 'row 0', 256) as SimSetup;
+    expect(singleEngineAt(base, dp, 256, {}).maxNumBatchedTokens).toBe(8 * 32768);
+    const text = formatExplain(explainPoint(dp, 256)).join('\n');
+    expect(text).toMatch(
+      /token budget: 262144 per step \(trt: the reference's qwen3\.5_fp4_b200_trt\.sh: max_num_tokens 32768 at 8k\/1k per DP rank \(× 8\)\)/,
+    );
+    expect(text).toMatch(
+      /at most 500 steps \(attention_dp_config enable_balance, timeout_iters 500: the reference's qwen3\.5 scripts\)/,
+    );
+  });
+
+  it("runs the balancer with each script's timeout, TensorRT-LLM's default where none is known", () => {
+    const timeout = (r: Row) => (setupOfRow(r, {}, 'row 0', 64) as SimSetup).dpBalanceTimeoutSteps;
+    expect(timeout(row({ 'dp-attn': true }))).toBe(60);
+    expect(timeout(row({ 'dp-attn': true, 'model-prefix': 'qwen3.5' }))).toBe(500);
+    expect(timeout(row({ 'dp-attn': true, 'model-prefix': 'dsv4' }))).toBe(50);
+    expect(trtAdpTimeoutIters({ 'model-prefix': 'glm5' })).toEqual({
+      steps: 50,
+      reason: "TensorRT-LLM's default",
+    });
   });
 });

@@ -95,3 +95,72 @@ const QWEN35_MTP_FRACTION: Readonly<Record<string, number>> = {
   '8192_tp4_ep4': 0.75,
   '8192_tp8_ep8': 0.8,
 };
+
+const up64 = (n: number) => Math.ceil(n / 64) * 64;
+
+/**
+ * `--max_num_tokens` of the reference's single-node TensorRT-LLM scripts (as of 843c6254f), per DP rank
+ * where DP-attention is on (each rank schedules its own batch), with `draftTokens` drafts per step:
+ * - DeepSeek-R1 with MTP: ⌈((MTP + 1) · max_batch_size + ISL + 64) / 64⌉ · 64, max_batch_size = conc / tp
+ *   with DP-attention, else conc; without MTP ⌈(conc + ISL + 64) / 64⌉ · 64, at least 8,192;
+ * - DeepSeek-V4: ISL + 256 (with MTP plus (MTP + 1) · max(conc, 16)), at least 8,192;
+ * - Qwen3.5: 32,768 at 8k/1k, 16,384 at 1k/1k, else ISL + OSL + 256, at least 8,192.
+ * Null for rows no script here covers (the framework's default budget).
+ */
+export function trtScriptBudget(
+  r: Row,
+  conc: number,
+  draftTokens: number,
+): { perRank: number; reason: string } | null {
+  if (r.framework !== 'trt' || 'prefill' in r || 'decode' in r) return null;
+  const isl = Number(r.isl);
+  const osl = Number(r.osl);
+  if (!Number.isInteger(isl) || !Number.isInteger(osl)) return null;
+  const prefix = r['model-prefix'];
+  const mtp = r['spec-decoding'] === 'mtp' && draftTokens > 0;
+  const dp = r['dp-attn'] === true;
+  const tp = Number.isInteger(r.tp) ? (r.tp as number) : 1;
+  const script = `${prefix}_${r.precision}_${findAccelerator(String(r.runner ?? ''))?.id}_trt${mtp ? '_mtp' : ''}.sh`;
+  const at = (perRank: number, rule: string) => ({
+    perRank,
+    reason: `the reference's ${script}: max_num_tokens ${rule}${dp ? ' per DP rank' : ''}`,
+  });
+  if (prefix === 'dsr1') {
+    if (!mtp)
+      return at(Math.max(8192, up64(conc + isl + 64)), '⌈(conc + ISL + 64) / 64⌉ · 64, at least 8192');
+    const batch = dp ? Math.max(1, Math.floor(conc / tp)) : conc;
+    return at(
+      up64((draftTokens + 1) * batch + isl + 64),
+      `⌈((MTP + 1) · ${dp ? 'conc / tp' : 'conc'} + ISL + 64) / 64⌉ · 64`,
+    );
+  }
+  if (prefix === 'dsv4') {
+    return mtp
+      ? at(
+          Math.max(8192, isl + (draftTokens + 1) * Math.max(conc, 16) + 256),
+          'ISL + (MTP + 1) · max(conc, 16) + 256, at least 8192',
+        )
+      : at(Math.max(8192, isl + 256), 'ISL + 256, at least 8192');
+  }
+  if (prefix === 'qwen3.5') {
+    if (isl === 8192 && osl === 1024) return at(32768, '32768 at 8k/1k');
+    if (isl === 1024 && osl === 1024) return at(16384, '16384 at 1k/1k');
+    return at(Math.max(8192, isl + osl + 256), 'ISL + OSL + 256, at least 8192');
+  }
+  return null;
+}
+
+/**
+ * `attention_dp_config.timeout_iters` a single TensorRT-LLM engine with DP-attention runs with: the
+ * reference's DeepSeek-R1 scripts set 60, its Qwen3.5 scripts 500; the others keep TensorRT-LLM's default,
+ * 50. (Their `batching_wait_iters`, 0, 10 or 30 steps of waiting for more prompts once every rank has one,
+ * is not modelled.)
+ */
+export function trtAdpTimeoutIters(r: Row): { steps: number; reason: string } {
+  if (r['model-prefix'] === 'dsr1') return { steps: 60, reason: "the reference's dsr1 scripts" };
+  if (r['model-prefix'] === 'qwen3.5') return { steps: 500, reason: "the reference's qwen3.5 scripts" };
+  return { steps: TRT_ADP_DEFAULT_TIMEOUT_ITERS, reason: "TensorRT-LLM's default" };
+}
+
+/** TensorRT-LLM's default `attention_dp_config.timeout_iters` (AttentionDpConfig). */
+export const TRT_ADP_DEFAULT_TIMEOUT_ITERS = 50;
