@@ -4,16 +4,10 @@ import {
   vllmDefaultMaxNumSeqs,
 } from '../../catalog/engine-defaults.ts';
 import { GIB } from '../../catalog/memory.ts';
-import type { Precision } from '../../schema/catalog.ts';
 import { isAggregate } from './aggregate.ts';
 import { resolveSim, type SimSetup } from './config.ts';
 import type { DpBalanceOptions } from './dp-balancer.ts';
-import {
-  DEFAULT_BATCHED_TOKENS,
-  engineFamily,
-  frameworkProfile,
-  schedulerProfile,
-} from './engine-profile.ts';
+import { DEFAULT_BATCHED_TOKENS, engineFamily, schedulerProfile } from './engine-profile.ts';
 import type { StepBreakdown } from './perf-model.ts';
 import {
   type PointOutcome,
@@ -22,6 +16,7 @@ import {
   singleEngineAt,
   withBatchCaps,
 } from './rows.ts';
+import { rowKvProfile } from './script-kv.ts';
 import { type SpecShape, specOfRow } from './spec-recipe.ts';
 import {
   trtAdpTimeoutIters,
@@ -128,12 +123,7 @@ export function explainPoint(
   const setup = 'prefill' in rowSetup ? withBatchCaps(rowSetup, conc) : rowSetup;
   const isl = row.isl as number;
   const osl = row.osl as number;
-  const profile = frameworkProfile(
-    String(row.framework ?? ''),
-    row.precision as Precision,
-    String(row.model ?? ''),
-    opts.kvCacheDtype,
-  );
+  const profile = rowKvProfile(row, opts.kvCacheDtype);
   const pools: {
     pool: MemoryExplain['pool'];
     workers: number;

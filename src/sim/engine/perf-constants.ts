@@ -18,11 +18,13 @@ export const MEM_BW_EFFICIENCY = 0.7;
  * Per-accelerator multiplier on MEM_BW_EFFICIENCY, by `AcceleratorSpec.id`; absent ids use 1. MI300X's
  * served decode reaches a lower share of its 5.3 TB/s peak than the other parts: DeepSeek-R1 under SGLang
  * on 8×MI300X (docs/sim-fidelity.md P5a–c) is still 30–47 % too fast at 0.70 (experiment E9 there). 0.85
- * left P5a, P5c and O1e (405B on vLLM at 16 users) 26–28 % too fast; 0.80 is the least that brings the
- * calibration half's MI300X points in band (calibration history step 4). MI325X and MI355X have no such
- * evidence (P4, S8 fit without it).
+ * left P5a, P5c and O1e (405B on vLLM at 16 users) 26–28 % too fast; 0.80 brought the calibration half's
+ * MI300X points in band (calibration history step 4). Once P5 read an FP8 KV cache, as the reference's
+ * MI300X SGLang script sets it (script-kv.ts; step 14), they were 28–31 % too fast at 0.80; 0.73 brings the
+ * calibration half back to its plateau with P5c on the band's edge, 0.72 with a point to spare. MI325X and
+ * MI355X have no such evidence (P4, S8 fit without it).
  */
-export const MEM_BW_ACCELERATOR_FACTOR: Readonly<Record<string, number>> = { mi300x: 0.8 };
+export const MEM_BW_ACCELERATOR_FACTOR: Readonly<Record<string, number>> = { mi300x: 0.72 };
 /** Achieved fraction of dense peak by prefill GEMMs end to end (MFU of vLLM/SGLang prefill: ~40–60%). */
 export const GEMM_EFFICIENCY: Readonly<Record<Precision, number>> = { bf16: 0.6, fp8: 0.5, fp4: 0.4 };
 /** FlashAttention-2/3 forward reaches 50–75% of bf16 peak on long sequences; MLA and short chunks less. */

@@ -5,7 +5,7 @@ import { isAggregate, type RowSetup } from './aggregate.ts';
 import { pointCaveats } from './caveats.ts';
 import { type SimSetup, SimSetupError } from './config.ts';
 import type { DisaggSetup } from './disagg.ts';
-import { engineFamily, frameworkProfile, type KvCacheDtype, schedulerProfile } from './engine-profile.ts';
+import { engineFamily, type KvCacheDtype, schedulerProfile } from './engine-profile.ts';
 import type { EngineChoice } from './fast-engine.ts';
 import {
   defaultMeasured,
@@ -16,6 +16,7 @@ import {
 } from './predict.ts';
 import { predictDisagg } from './predict-disagg.ts';
 import { predictReplicas } from './predict-replicas.ts';
+import { rowKvProfile } from './script-kv.ts';
 import { SpecConfigError, type SpecDecodingConfig } from './spec-decode.ts';
 import { SpecRecipeError, specOfRow } from './spec-recipe.ts';
 import {
@@ -181,12 +182,7 @@ export function setupOfRow(r: Row, opts: RowSetupOptions = {}, where = 'row', co
   } else if (method !== 'none') {
     throw new RowsError(`${where}: unknown spec-decoding '${method}'`);
   }
-  const profile = frameworkProfile(
-    str(r, 'framework'),
-    precision as Precision,
-    str(r, 'model'),
-    opts.kvCacheDtype,
-  );
+  const profile = rowKvProfile(r, opts.kvCacheDtype);
   const engine = (p: Row, name: string): SimSetup => {
     const tp = requireInt(p, 'tp', name);
     const dpAttn = p['dp-attn'] === true;
