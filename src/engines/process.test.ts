@@ -115,7 +115,9 @@ describe('engine processes', () => {
     const { forced } = await engine.stop(300);
     expect(forced).toBe(true);
     expect(alive(pid, pidTicks)).toBe(false);
-    expect(alive(childPid, childTicks)).toBe(false);
+    // stop() resolves on the leader's exit; the kernel finishes killing the rest of the group a moment later
+    // (a busy host has shown a child not yet a zombie at that instant), so the child gets a few seconds.
+    expect(await eventually(() => !alive(childPid, childTicks), 5000)).toBe(true);
     const text = readFileSync(log, 'utf8');
     expect(text).toContain('=== infx: starting server: bash -c');
     expect(text).toContain('hello from yaml');
