@@ -1,11 +1,13 @@
 import { findAccelerator } from '../../catalog/index.ts';
 
 /**
- * What the reference's single-node TensorRT-LLM scripts for DeepSeek-R1 on B200
- * (`benchmarks/single_node/fixed_seq_len/dsr1_{fp4,fp8}_b200_trt{,_mtp}.sh`) switch per point that a row
- * does not carry: piecewise CUDA graphs (`torch_compile_config.enable_piecewise_cuda_graph`), which let a
- * step that carries a prompt replay captured graphs around attention instead of launching every kernel.
- * The H200 scripts and the other models' TensorRT-LLM scripts never turn them on.
+ * What the reference's single-node TensorRT-LLM scripts (`benchmarks/single_node/fixed_seq_len/*_trt*.sh`)
+ * set per point that a row does not carry: piecewise CUDA graphs (below), the KV memory fraction, the token
+ * budget and the attention-DP balancer's timeout (further down).
+ *
+ * Piecewise CUDA graphs (`torch_compile_config.enable_piecewise_cuda_graph`, in the DeepSeek-R1 B200 scripts
+ * `dsr1_{fp4,fp8}_b200_trt{,_mtp}.sh`) let a step that carries a prompt replay captured graphs around
+ * attention instead of launching every kernel. The H200 scripts and the other models' never turn them on.
  */
 
 type Row = Record<string, unknown>;
@@ -79,7 +81,7 @@ export function trtKvMemoryFraction(r: Row, conc: number): { fraction: number; r
     const fraction = QWEN35_MTP_FRACTION[key] ?? 0.8;
     return at(
       fraction,
-      `${fraction} for ${key.replace('_', ' tokens, ')} (its per-layout table; 0.8 elsewhere)`,
+      `${fraction} at ISL ${r.isl}, TP ${r.tp}, EP ${r.ep ?? 1} (its table by layout; 0.8 elsewhere)`,
     );
   }
   return null;
@@ -102,7 +104,9 @@ const up64 = (n: number) => Math.ceil(n / 64) * 64;
  * `--max_num_tokens` of the reference's single-node TensorRT-LLM scripts (as of 843c6254f), per DP rank
  * where DP-attention is on (each rank schedules its own batch), with `draftTokens` drafts per step:
  * - DeepSeek-R1 with MTP: ⌈((MTP + 1) · max_batch_size + ISL + 64) / 64⌉ · 64, max_batch_size = conc / tp
- *   with DP-attention, else conc; without MTP ⌈(conc + ISL + 64) / 64⌉ · 64, at least 8,192;
+ *   with DP-attention, else conc (as the scripts of January 2026 set it, when the DP-attention MTP points
+ *   of docs/sim-fidelity.md ran; today's B200 scripts divide by 8 for FP8 and by 4 for FP4); without MTP
+ *   ⌈(conc + ISL + 64) / 64⌉ · 64, at least 8,192;
  * - DeepSeek-V4: ISL + 256 (with MTP plus (MTP + 1) · max(conc, 16)), at least 8,192;
  * - Qwen3.5: 32,768 at 8k/1k, 16,384 at 1k/1k, else ISL + OSL + 256, at least 8,192.
  * Null for rows no script here covers (the framework's default budget).
