@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fixedRow } from '../../../test/rows.ts';
 import type { SimSetup } from './config.ts';
 import { resolveSim } from './config.ts';
 import { explainPoint, formatExplain } from './explain.ts';
@@ -7,21 +8,14 @@ import { rowKvProfile, scriptKvDtype } from './script-kv.ts';
 
 /** The KV dtype the reference's single-node scripts set with --kv-cache-dtype (issue 21, part 1). */
 
-const row = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
-  model: 'deepseek-ai/DeepSeek-R1-0528',
-  'model-prefix': 'dsr1',
-  precision: 'fp8',
-  framework: 'sglang',
-  runner: 'mi300x',
-  isl: 8192,
-  osl: 1024,
-  tp: 8,
-  ep: 1,
-  'dp-attn': false,
-  'spec-decoding': 'none',
-  conc: 16,
-  ...over,
-});
+// The reference's own layout of a single-node row (test/rows.ts), as DeepSeek-R1 FP8 on MI300X under SGLang.
+const row = (over: Record<string, unknown> = {}): Record<string, unknown> =>
+  fixedRow({
+    model: 'deepseek-ai/DeepSeek-R1-0528',
+    'model-prefix': 'dsr1',
+    conc: 16,
+    ...over,
+  }) as unknown as Record<string, unknown>;
 const kv = (r: Record<string, unknown>) => scriptKvDtype(r)?.kv ?? null;
 
 describe("the reference scripts' --kv-cache-dtype", () => {
