@@ -349,11 +349,29 @@ export class DisaggCluster extends PacedEngines {
   private nextEvent(): boolean {
     let engine: StepEngine | null = null;
     let at = -1;
+    let engineNow = 0;
+    // Under closed arrivals the same pass keeps the two soonest clock + reach (the horizon below takes the
+    // soonest of the workers other than the one that steps).
+    const reach = this.closedArrivals ? this.reachMs().ms : null;
+    let soonest = Number.POSITIVE_INFINITY;
+    let soonestAt = -1;
+    let second = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.all.length; i++) {
       const e = this.all[i]!;
-      if (e.hasWork() && (engine === null || e.nowMs < engine.nowMs)) {
+      if (!e.hasWork()) continue;
+      const now = e.nowMs;
+      if (engine === null || now < engineNow) {
         engine = e;
         at = i;
+        engineNow = now;
+      }
+      if (reach) {
+        const v = now + reach[i]!;
+        if (v < soonest) {
+          second = soonest;
+          soonest = v;
+          soonestAt = i;
+        } else if (v < second) second = v;
       }
     }
     // Entries of requests aborted meanwhile are dropped here.
@@ -379,15 +397,10 @@ export class DisaggCluster extends PacedEngines {
     // that follows from a step another worker starts at its clock or later (a prefill; a finish whose user
     // comes back), no sooner than that worker's reach (reachMs); one submitted or prefilled during this step
     // lowers the horizon as it goes (arrivesFrom). Before the horizon this worker may skip decode steps.
-    if (this.closedArrivals && at >= this.prefill.length && engine.quietUntilMs !== undefined) {
-      const reach = this.reachMs();
+    if (reach && at >= this.prefill.length && engine.quietUntilMs !== undefined) {
       let quiet = t ? t.landsMs : Number.POSITIVE_INFINITY;
-      if (a) quiet = Math.min(quiet, a.atMs + reach.afterArrivalMs);
-      for (let i = 0; i < this.all.length; i++) {
-        const e = this.all[i]!;
-        if (i !== at && e.hasWork()) quiet = Math.min(quiet, e.nowMs + reach.ms[i]!);
-      }
-      engine.quietUntilMs = quiet;
+      if (a) quiet = Math.min(quiet, a.atMs + this.reachMs().afterArrivalMs);
+      engine.quietUntilMs = Math.min(quiet, soonestAt === at ? second : soonest);
     }
     engine.step();
     return true;
