@@ -127,7 +127,7 @@ describe('CUDA graph ceiling per framework (sim predict --explain)', () => {
     expect(mtp.lines).toContain('its default max_num_seqs 1024 × 4 decode tokens');
   });
 
-  it('SGLang: --cuda-graph-max-bs by GPU memory and tp, in requests per DP rank; TensorRT-LLM: said unknown', () => {
+  it("SGLang: --cuda-graph-max-bs by GPU memory and tp, in requests per DP rank; TensorRT-LLM: its script's, else unknown", () => {
     expect(graphs('sglang', { runner: 'b200' }, 64).memory).toMatchObject({ ceiling: 512, unit: 'requests' });
     expect(
       graphs('sglang', { tp: 2, model: 'meta-llama/Llama-3.3-70B-Instruct', 'model-prefix': 'llama' }, 64)
@@ -136,9 +136,23 @@ describe('CUDA graph ceiling per framework (sim predict --explain)', () => {
     // DEP8 at conc 4096: 512 requests per rank, at the ceiling, not above it.
     const dep = graphs('sglang', { 'dp-attn': true, ep: 8 }, 4096);
     expect(dep.decode?.aboveCudaGraphs).toBeUndefined();
+    // DeepSeek-R1 on H200: the reference's script captures up to 128 requests; 256 on one engine are above.
     const trt = graphs('trt', {}, 64);
-    expect(trt.memory?.ceiling).toBeNull();
-    expect(trt.lines).toContain("CUDA graphs: trt: cuda_graph_config comes from the recipe's extra options");
+    expect(trt.memory).toMatchObject({ ceiling: 128, unit: 'requests' });
+    expect(trt.lines).toContain(
+      "CUDA graphs: decode batches up to 128 requests per rank (trt: the reference's dsr1_fp8_h200_trt.sh: cuda_graph_config.max_batch_size 128)",
+    );
+    expect(graphs('trt', {}, 256).decode?.aboveCudaGraphs).toEqual({
+      batch: 256,
+      ceiling: 128,
+      unit: 'requests',
+    });
+    // A model no script covers: unknown.
+    const llama = graphs('trt', { model: 'meta-llama/Llama-3.3-70B-Instruct', 'model-prefix': 'llama' }, 64);
+    expect(llama.memory?.ceiling).toBeNull();
+    expect(llama.lines).toContain(
+      "CUDA graphs: trt: cuda_graph_config comes from the recipe's extra options",
+    );
   });
 });
 

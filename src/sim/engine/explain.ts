@@ -20,6 +20,7 @@ import { rowKvProfile } from './script-kv.ts';
 import { type SpecShape, specOfRow } from './spec-recipe.ts';
 import {
   trtAdpTimeoutIters,
+  trtCudaGraphBatch,
   trtKvMemoryFraction,
   trtPiecewiseCudaGraphs,
   trtScriptBudget,
@@ -196,7 +197,15 @@ export function explainPoint(
       ...(r.engineOptions.dpBalance
         ? { dpBalance: r.engineOptions.dpBalance, dpBalanceReason: trtAdpTimeoutIters(row).reason }
         : {}),
-      cudaGraphs: cudaGraphs(family, framework, r.accelerator, s, budget, piecewise(s, row, conc, opts)),
+      cudaGraphs: cudaGraphs(
+        family,
+        framework,
+        r.accelerator,
+        s,
+        budget,
+        piecewise(s, row, conc, opts),
+        single ? { row, conc } : null,
+      ),
     };
   });
   const pre = resolved[0]!;
@@ -259,6 +268,8 @@ function cudaGraphs(
   s: SimSetup,
   budget: number,
   piecewiseReason: string | null,
+  /** A single engine's row and users, for its reference script's limits (trt-recipe.ts). */
+  single: { row: Record<string, unknown>; conc: number } | null,
 ): CudaGraphExplain {
   const name = framework || 'no framework';
   const tp = s.tp ?? 1;
@@ -278,12 +289,14 @@ function cudaGraphs(
       unit: 'requests',
       reason: `${name}: --cuda-graph-max-bs, SGLang's default on a GPU of ${acc.memoryGiB} GiB at tp ${tp}`,
     };
+  const script = single ? trtCudaGraphBatch(single.row, single.conc) : null;
   if (piecewiseReason !== null)
     return {
-      ceiling: null,
+      ceiling: script?.batch ?? null,
       unit: 'requests',
-      reason: `${name}: piecewise CUDA graphs, so steps that carry a prompt replay graphs too (${piecewiseReason}); decode batch limits come from the recipe's cuda_graph_config, not known here`,
+      reason: `${name}: piecewise CUDA graphs, so steps that carry a prompt replay graphs too (${piecewiseReason}); ${script ? script.reason : "decode batch limits come from the recipe's cuda_graph_config, not known here"}`,
     };
+  if (script) return { ceiling: script.batch, unit: 'requests', reason: `${name}: ${script.reason}` };
   return {
     ceiling: null,
     unit: 'requests',

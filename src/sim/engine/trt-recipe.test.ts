@@ -8,6 +8,7 @@ import { explainPoint, formatExplain } from './explain.ts';
 import { predictRows, setupOfRow, singleEngineAt } from './rows.ts';
 import {
   trtAdpTimeoutIters,
+  trtCudaGraphBatch,
   trtKvMemoryFraction,
   trtPiecewiseCudaGraphs,
   trtScriptBudget,
@@ -93,7 +94,7 @@ describe("piecewise CUDA graphs where the reference's TensorRT-LLM scripts turn 
   it('is what --explain says', () => {
     const text = formatExplain(explainPoint(b200(), 64)).join('\n');
     expect(text).toMatch(
-      /CUDA graphs: trt: piecewise CUDA graphs, so steps that carry a prompt replay graphs too \(dsr1_fp4_b200_trt\.sh: 1k\/1k at TP8 EP8\)/,
+      /CUDA graphs: decode batches up to 64 requests per rank \(trt: piecewise CUDA graphs, so steps that carry a prompt replay graphs too \(dsr1_fp4_b200_trt\.sh: 1k\/1k at TP8 EP8\); the reference's dsr1_fp4_b200_trt\.sh: cuda_graph_config\.max_batch_size conc\)/,
     );
     expect(text).not.toMatch(/runs a step that carries a prompt without CUDA graphs/);
     const eager = formatExplain(explainPoint(b200({ ep: 1 }), 64)).join('\n');
@@ -198,5 +199,28 @@ describe("the token budget and balancer timeout of the reference's TensorRT-LLM 
       steps: 50,
       reason: "TensorRT-LLM's default",
     });
+  });
+});
+
+describe("the CUDA graph batch limit of the reference's TensorRT-LLM scripts", () => {
+  const batch = (r: Row, conc: number) => trtCudaGraphBatch(r, conc)?.batch ?? null;
+
+  it('per model, GPU, precision, MTP and DP-attention', () => {
+    expect(batch(b200({ runner: 'h200', precision: 'fp8' }), 256)).toBe(128);
+    expect(batch(b200(), 64)).toBe(64);
+    expect(batch(b200({ 'dp-attn': true }), 256)).toBe(64);
+    expect(batch(b200({ 'dp-attn': true }), 2)).toBe(2);
+    const fp8 = b200({ model: 'deepseek-ai/DeepSeek-R1-0528', precision: 'fp8' });
+    expect(batch({ ...fp8, 'dp-attn': true, 'spec-decoding': 'mtp' }, 256)).toBe(32);
+    expect(batch({ ...fp8, 'dp-attn': true }, 256)).toBe(256);
+    expect(batch(b200({ 'model-prefix': 'dsv4' }), 4)).toBe(16);
+    expect(batch(b200({ 'model-prefix': 'dsv4', runner: 'b300' }), 2048)).toBe(1024);
+    const qwen = b200({ 'model-prefix': 'qwen3.5' });
+    expect(batch({ ...qwen, 'dp-attn': true }, 1024)).toBe(128);
+    expect(batch({ ...qwen, tp: 2, ep: 2 }, 32)).toBe(32);
+    expect(batch({ ...qwen, tp: 2, ep: 2 }, 8)).toBe(256);
+    expect(batch({ ...qwen, 'spec-decoding': 'mtp', 'dp-attn': true }, 1024)).toBe(128);
+    expect(batch(b200({ framework: 'vllm' }), 64)).toBeNull();
+    expect(batch({ ...b200(), prefill: {}, decode: {} }, 64)).toBeNull();
   });
 });

@@ -45,6 +45,31 @@ export function trtPiecewiseCudaGraphs(r: Row, conc: number): string | null {
   return null;
 }
 
+/** A single-node TensorRT-LLM row as its script reads it: model, GPU, MTP, DP-attention, tp, script name. */
+interface ScriptRow {
+  prefix: unknown;
+  gpu: string | undefined;
+  mtp: boolean;
+  dp: boolean;
+  tp: number;
+  script: string;
+}
+
+/** The row's script view, or null for rows no single-node TensorRT-LLM script runs (other engines, pools). */
+function scriptRow(r: Row, mtp = r['spec-decoding'] === 'mtp'): ScriptRow | null {
+  if (r.framework !== 'trt' || 'prefill' in r || 'decode' in r) return null;
+  const prefix = r['model-prefix'];
+  const gpu = findAccelerator(String(r.runner ?? ''))?.id;
+  return {
+    prefix,
+    gpu,
+    mtp,
+    dp: r['dp-attn'] === true,
+    tp: Number.isInteger(r.tp) ? (r.tp as number) : 1,
+    script: `${prefix}_${r.precision}_${gpu}_trt${mtp ? '_mtp' : ''}.sh`,
+  };
+}
+
 /**
  * `kv_cache_config.free_gpu_memory_fraction` of the reference's single-node TensorRT-LLM scripts
  * (`benchmarks/single_node/fixed_seq_len/{model}_{precision}_{gpu}_trt{,_mtp}.sh`, as of its commit
@@ -52,12 +77,9 @@ export function trtPiecewiseCudaGraphs(r: Row, conc: number): string | null {
  * sets it. Null for rows no script here covers (they keep the simulator's default, 0.9).
  */
 export function trtKvMemoryFraction(r: Row, conc: number): { fraction: number; reason: string } | null {
-  if (r.framework !== 'trt' || 'prefill' in r || 'decode' in r) return null;
-  const gpu = findAccelerator(String(r.runner ?? ''))?.id;
-  const prefix = r['model-prefix'];
-  const mtp = r['spec-decoding'] === 'mtp';
-  const dp = r['dp-attn'] === true;
-  const script = `${prefix}_${r.precision}_${gpu}_trt${mtp ? '_mtp' : ''}.sh`;
+  const row = scriptRow(r);
+  if (!row) return null;
+  const { prefix, gpu, mtp, dp, script } = row;
   const at = (fraction: number, rule: string) => ({ fraction, reason: `${script}: ${rule}` });
   if (prefix === 'dsr1' && gpu === 'h200' && r.precision === 'fp8') return at(0.75, '0.75');
   if (prefix === 'dsr1' && gpu === 'b200' && r.precision === 'fp4') return at(0.8, '0.8');
@@ -116,15 +138,11 @@ export function trtScriptBudget(
   conc: number,
   draftTokens: number,
 ): { perRank: number; reason: string } | null {
-  if (r.framework !== 'trt' || 'prefill' in r || 'decode' in r) return null;
   const isl = Number(r.isl);
   const osl = Number(r.osl);
-  if (!Number.isInteger(isl) || !Number.isInteger(osl)) return null;
-  const prefix = r['model-prefix'];
-  const mtp = r['spec-decoding'] === 'mtp' && draftTokens > 0;
-  const dp = r['dp-attn'] === true;
-  const tp = Number.isInteger(r.tp) ? (r.tp as number) : 1;
-  const script = `${prefix}_${r.precision}_${findAccelerator(String(r.runner ?? ''))?.id}_trt${mtp ? '_mtp' : ''}.sh`;
+  const row = scriptRow(r, r['spec-decoding'] === 'mtp' && draftTokens > 0);
+  if (!row || !Number.isInteger(isl) || !Number.isInteger(osl)) return null;
+  const { prefix, mtp, dp, tp, script } = row;
   const at = (perRank: number, rule: string) => ({
     perRank,
     reason: `the reference's ${script}: max_num_tokens ${rule}${dp ? ' per DP rank' : ''}`,
@@ -168,3 +186,40 @@ export function trtAdpTimeoutIters(r: Row): { steps: number; reason: string } {
 
 /** TensorRT-LLM's default `attention_dp_config.timeout_iters` (AttentionDpConfig). */
 export const TRT_ADP_DEFAULT_TIMEOUT_ITERS = 50;
+
+/**
+ * `cuda_graph_config.max_batch_size` of the reference's single-node TensorRT-LLM scripts (as of 843c6254f):
+ * the largest decode batch, in requests per rank, that replays a captured graph. DeepSeek-R1: 128 on H200;
+ * on B200 conc, with DP-attention conc / 4 (FP4) or conc / 8 (FP8 with MTP). DeepSeek-V4: max(conc, 16),
+ * at most 1,024 on B300. Qwen3.5: its max_batch_size (by layout without MTP; conc / 8 with MTP and
+ * DP-attention, else conc). Null for rows no script here covers.
+ */
+export function trtCudaGraphBatch(r: Row, conc: number): { batch: number; reason: string } | null {
+  const row = scriptRow(r);
+  if (!row) return null;
+  const { prefix, gpu, mtp, dp, tp, script } = row;
+  const at = (batch: number, rule: string) => ({
+    batch: Math.max(1, batch),
+    reason: `the reference's ${script}: cuda_graph_config.max_batch_size ${rule}`,
+  });
+  const part = (k: number) => (conc < k ? conc : Math.floor(conc / k));
+  if (prefix === 'dsr1' && gpu === 'h200') return at(128, '128');
+  if (prefix === 'dsr1' && gpu === 'b200') {
+    if (!dp) return at(conc, 'conc');
+    if (r.precision === 'fp4') return at(part(4), 'conc / 4 with DP-attention');
+    return mtp ? at(part(8), 'conc / 8 with DP-attention') : at(conc, 'conc');
+  }
+  if (prefix === 'dsv4' && (gpu === 'b200' || gpu === 'b300')) {
+    const b = Math.max(conc, 16);
+    return gpu === 'b300' && b > 1024 ? at(1024, 'max(conc, 16), at most 1024') : at(b, 'max(conc, 16)');
+  }
+  if (prefix === 'qwen3.5' && gpu === 'b200') {
+    if (mtp) return dp ? at(Math.floor(conc / 8), 'conc / 8 with DP-attention') : at(conc, 'conc');
+    if (dp && (tp === 4 || tp === 8))
+      return at(tp === 4 ? 256 : 128, `its max_batch_size at TP${tp} with DP-attention`);
+    if (tp === 2)
+      return r.ep === 2 && conc >= 32 ? at(32, '32 at TP2 EP2 from 32 users') : at(256, '256 at TP2');
+    return tp >= 4 ? at(512, '512 at TP4 or more') : at(Math.max(conc, 16), 'max(conc, 16)');
+  }
+  return null;
+}
