@@ -3,6 +3,7 @@
  * what `infx sim predict` runs) with the point's lengths rule, and read as the point's kind of
  * interactivity. Nothing here models anything: the numbers are whatever the current model predicts.
  */
+import { DEFAULT_GPU_MEMORY_UTILIZATION } from '../../src/sim/engine/config.ts';
 import { type PointOutcome, predictRows } from '../../src/sim/engine/rows.ts';
 import type { FidelityPoint } from './points.ts';
 import type { Prediction } from './table.ts';
@@ -62,8 +63,6 @@ export function toPrediction(p: FidelityPoint, o: PointOutcome | undefined): Pre
 
 /** Sources measured with the reference's own scripts (InferenceX's runs and dashboard). */
 const REFERENCE_SOURCES: ReadonlySet<string> = new Set(['IX', 'IXD']);
-/** `infx sim predict --gpu-memory-utilization`'s default. */
-const DEFAULT_MEMORY_FRACTION = 0.9;
 
 export function predictPoint(p: FidelityPoint): Prediction {
   const outcomes = predictRows(rowOf(p), {
@@ -82,7 +81,7 @@ export function predictPoint(p: FidelityPoint): Prediction {
       ? { gpuMemoryUtilization: p.recipe['free-gpu-memory-fraction'] }
       : REFERENCE_SOURCES.has(p.source)
         ? {}
-        : { gpuMemoryUtilization: DEFAULT_MEMORY_FRACTION }),
+        : { gpuMemoryUtilization: DEFAULT_GPU_MEMORY_UTILIZATION }),
   });
   return toPrediction(p, outcomes[0]);
 }

@@ -9,6 +9,9 @@ import { BLOCK_SIZE } from './kv-cache.ts';
 import { PerfModel } from './perf-model.ts';
 import { type SpecDecodingConfig, validateSpec } from './spec-decode.ts';
 
+/** The memory fraction an engine budgets where neither the options nor its recipe give one. */
+export const DEFAULT_GPU_MEMORY_UTILIZATION = 0.9;
+
 /** From names and flags (what `infx sim serve` or a matrix row gives) to a ready engine. */
 
 export interface SimSetup {
@@ -112,7 +115,7 @@ export function resolveSim(setup: SimSetup): ResolvedSim {
         'tensor parallelism across nodes is not simulated',
     );
   }
-  const gpuMemoryUtilization = setup.gpuMemoryUtilization ?? 0.9;
+  const gpuMemoryUtilization = setup.gpuMemoryUtilization ?? DEFAULT_GPU_MEMORY_UTILIZATION;
   if (!(gpuMemoryUtilization > 0 && gpuMemoryUtilization <= 1)) {
     throw new SimSetupError(`gpu memory utilization must be in (0, 1], got ${gpuMemoryUtilization}`);
   }

@@ -352,7 +352,7 @@ export class DisaggCluster extends PacedEngines {
     let engineNow = 0;
     // Under closed arrivals the same pass keeps the two soonest clock + reach (the horizon below takes the
     // soonest of the workers other than the one that steps).
-    const reach = this.closedArrivals ? this.reachMs().ms : null;
+    const reach = this.closedArrivals ? this.reachMs() : null;
     let soonest = Number.POSITIVE_INFINITY;
     let soonestAt = -1;
     let second = Number.POSITIVE_INFINITY;
@@ -366,7 +366,7 @@ export class DisaggCluster extends PacedEngines {
         engineNow = now;
       }
       if (reach) {
-        const v = now + reach[i]!;
+        const v = now + reach.ms[i]!;
         if (v < soonest) {
           second = soonest;
           soonest = v;
@@ -399,7 +399,7 @@ export class DisaggCluster extends PacedEngines {
     // lowers the horizon as it goes (arrivesFrom). Before the horizon this worker may skip decode steps.
     if (reach && at >= this.prefill.length && engine.quietUntilMs !== undefined) {
       let quiet = t ? t.landsMs : Number.POSITIVE_INFINITY;
-      if (a) quiet = Math.min(quiet, a.atMs + this.reachMs().afterArrivalMs);
+      if (a) quiet = Math.min(quiet, a.atMs + reach.afterArrivalMs);
       engine.quietUntilMs = Math.min(quiet, soonestAt === at ? second : soonest);
     }
     engine.step();

@@ -5,7 +5,7 @@ import {
 } from '../../catalog/engine-defaults.ts';
 import { GIB } from '../../catalog/memory.ts';
 import { isAggregate } from './aggregate.ts';
-import { resolveSim, type SimSetup } from './config.ts';
+import { DEFAULT_GPU_MEMORY_UTILIZATION, resolveSim, type SimSetup } from './config.ts';
 import type { DpBalanceOptions } from './dp-balancer.ts';
 import { DEFAULT_BATCHED_TOKENS, engineFamily, schedulerProfile } from './engine-profile.ts';
 import type { StepBreakdown } from './perf-model.ts';
@@ -174,7 +174,7 @@ export function explainPoint(
       precision: r.precision,
       kvPrecision: r.kvPrecision,
       kvReason: profile.kvReason,
-      gpuMemoryUtilization: s.gpuMemoryUtilization ?? 0.9,
+      gpuMemoryUtilization: s.gpuMemoryUtilization ?? DEFAULT_GPU_MEMORY_UTILIZATION,
       fractionOf: profile.memoryFractionOf,
       fractionReason: fractionReason(profile.memoryReason, single, row, conc, opts),
       memoryGiB: r.accelerator.memoryGiB,

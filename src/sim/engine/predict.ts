@@ -12,6 +12,7 @@ import {
   foldWaitMs,
   foldWarmup,
   inServiceEstimate,
+  MAX_MEASURED,
   type QueueFold,
   QueueWatch,
 } from './queue-fold.ts';
@@ -122,7 +123,6 @@ export function defaultMeasured(concurrency: number): number {
   if (2 * concurrency > MAX_MEASURED) return Math.max(16, concurrency);
   return concurrency * Math.max(2, Math.ceil(16 / concurrency));
 }
-const MAX_MEASURED = 4096;
 
 export function predictPoint(config: PredictConfig): PredictResult {
   const { isl, osl, concurrency: conc } = config;

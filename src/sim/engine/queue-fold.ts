@@ -27,10 +27,10 @@ const HEADROOM_USERS = 32;
  */
 const MIN_SAVING = 0.2;
 /**
- * The fewest completions a folded loop measures where the full loop measures more: the most the full loop
- * measures as two rounds of its users (predict.ts, defaultMeasured).
+ * The most completions the steady method measures as two rounds of its users (predict.ts, defaultMeasured),
+ * and so the fewest a folded loop measures where the full loop measures more (foldMeasured).
  */
-const FOLD_WINDOW = 4096;
+export const MAX_MEASURED = 4096;
 
 /** Where the folded queue sits, relative to the first token. */
 export type FoldPlace = 'before-first-token' | 'after-first-token';
@@ -58,12 +58,12 @@ export function foldedUsers(concurrency: number, inService: number, measured: nu
 
 /**
  * Completions a folded loop measures where the full loop would measure `measured`: whole rounds of its
- * users, at least FOLD_WINDOW, at most `measured`. A full loop above 2,048 users measures one round of them
+ * users, at least MAX_MEASURED, at most `measured`. A full loop above 2,048 users measures one round of them
  * all, as its users stay in step round after round; a folded loop's rounds are of its own users, and a
  * window of whole ones sees each of them as often.
  */
 export function foldMeasured(users: number, measured: number): number {
-  return Math.min(measured, Math.ceil(FOLD_WINDOW / users) * users);
+  return Math.min(measured, Math.ceil(MAX_MEASURED / users) * users);
 }
 
 /**
